@@ -1,0 +1,157 @@
+/* arena.c - bump allocator owning all IR of one check. */
+#include "base.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CHUNK_MIN (64 * 1024)
+
+struct chunk {
+	struct chunk *next;
+	size_t size, used;
+	_Alignas(16) unsigned char data[];
+};
+
+struct arena {
+	struct chunk *head;
+	size_t handed_out;
+};
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p)
+		abort(); /* out of memory: tier-3 failure, see base.h */
+	return p;
+}
+
+struct arena *arena_new(void)
+{
+	struct arena *a = xmalloc(sizeof(*a));
+
+	a->head = NULL;
+	a->handed_out = 0;
+	return a;
+}
+
+void arena_free(struct arena *a)
+{
+	struct chunk *c, *next;
+
+	if (!a)
+		return;
+	for (c = a->head; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(a);
+}
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	struct chunk *c = a->head;
+	size_t need = (size + 15) & ~(size_t)15;
+	void *p;
+
+	if (!c || c->size - c->used < need) {
+		size_t csize = need > CHUNK_MIN ? need : CHUNK_MIN;
+
+		if (c && c->size * 2 > csize && c->size < 64 * CHUNK_MIN)
+			csize = c->size * 2 > need ? c->size * 2 : need;
+		c = xmalloc(sizeof(*c) + csize);
+		c->size = csize;
+		c->used = 0;
+		c->next = a->head;
+		a->head = c;
+	}
+	p = c->data + c->used;
+	c->used += need;
+	a->handed_out += need;
+	memset(p, 0, size);
+	return p;
+}
+
+void *arena_dup(struct arena *a, const void *p, size_t size)
+{
+	void *q = arena_alloc(a, size ? size : 1);
+
+	if (size)
+		memcpy(q, p, size);
+	return q;
+}
+
+char *arena_strndup(struct arena *a, const char *s, size_t n)
+{
+	char *q = arena_alloc(a, n + 1);
+
+	memcpy(q, s, n);
+	q[n] = 0;
+	return q;
+}
+
+char *arena_strdup(struct arena *a, const char *s)
+{
+	return s ? arena_strndup(a, s, strlen(s)) : NULL;
+}
+
+char *arena_printf(struct arena *a, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+	char *q;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	q = arena_alloc(a, (size_t)n + 1);
+	va_start(ap, fmt);
+	vsnprintf(q, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	return q;
+}
+
+size_t arena_used(const struct arena *a)
+{
+	return a->handed_out;
+}
+
+void *vec_push(struct arena *a, struct vec *v, size_t elem_size)
+{
+	if (v->len == v->cap) {
+		size_t ncap = v->cap ? v->cap * 2 : 8;
+		void *nd = arena_alloc(a, ncap * elem_size);
+
+		if (v->len)
+			memcpy(nd, v->data, v->len * elem_size);
+		v->data = nd;
+		v->cap = ncap;
+	}
+	return (char *)v->data + elem_size * v->len++;
+}
+
+void *buf_push(struct vec *v, size_t elem_size)
+{
+	void *slot;
+
+	if (v->len == v->cap) {
+		size_t ncap = v->cap ? v->cap * 2 : 8;
+		void *nd = realloc(v->data, ncap * elem_size);
+
+		if (!nd)
+			abort();
+		v->data = nd;
+		v->cap = ncap;
+	}
+	slot = (char *)v->data + elem_size * v->len++;
+	memset(slot, 0, elem_size);
+	return slot;
+}
+
+void buf_free(struct vec *v)
+{
+	free(v->data);
+	v->data = NULL;
+	v->len = v->cap = 0;
+}

@@ -1,0 +1,82 @@
+/* base.h - what every stage shares: the arena, growable arrays, diagnostics.
+ *
+ * Contract:
+ * - One arena per check owns every IR object; arena_free() releases all of it
+ *   at once. Arena memory is zeroed. Allocation failure aborts (tier 3: the
+ *   process cannot continue meaningfully without memory).
+ * - Library code never prints. Bad input is reported through a struct diag
+ *   (the one diagnostics sink) and the function returns -EINVAL; system and
+ *   library failures return -errno; internal bugs assert.
+ */
+#ifndef INVCHECK_BASE_H
+#define INVCHECK_BASE_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- arena.c ---------------------------------------------------------- */
+struct arena;
+
+struct arena *arena_new(void);
+void arena_free(struct arena *a);
+void *arena_alloc(struct arena *a, size_t size);          /* zeroed, 16-aligned */
+void *arena_dup(struct arena *a, const void *p, size_t size);
+char *arena_strdup(struct arena *a, const char *s);
+char *arena_strndup(struct arena *a, const char *s, size_t n);
+char *arena_printf(struct arena *a, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+size_t arena_used(const struct arena *a);                 /* bytes handed out */
+
+#define arena_new_array(a, type, n) \
+	((type *)arena_alloc((a), sizeof(type) * (size_t)(n)))
+
+/* A growable array whose storage lives in an arena (old storage is simply
+ * abandoned when it grows; the arena frees it with everything else).
+ * Usage: struct vec v = {0}; *(T *)vec_push(a, &v, sizeof(T)) = x; */
+struct vec {
+	void *data;
+	size_t len, cap;
+};
+void *vec_push(struct arena *a, struct vec *v, size_t elem_size);
+
+/* A growable array in malloc'd memory, for scratch work outside an arena.
+ * buf_free() releases it. */
+void *buf_push(struct vec *v, size_t elem_size);
+void buf_free(struct vec *v);
+
+/* ---- diag.c ----------------------------------------------------------- */
+enum diag_level { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };
+
+struct diag_msg {
+	enum diag_level level;
+	const char *file;       /* may be NULL */
+	unsigned line, col;     /* 0 when unknown */
+	const char *text;       /* the message, no trailing newline */
+};
+
+typedef void (*diag_sink_fn)(void *arg, const struct diag_msg *m);
+
+struct diag {
+	diag_sink_fn sink;      /* NULL: messages are only counted */
+	void *arg;
+	unsigned errors, warnings, notes;
+};
+
+void diag_report(struct diag *d, enum diag_level lvl, const char *file,
+		 unsigned line, unsigned col, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+void diag_vreport(struct diag *d, enum diag_level lvl, const char *file,
+		  unsigned line, unsigned col, const char *fmt, va_list ap);
+/* Shorthand: an error in FILE without a position. Returns -EINVAL so callers
+ * can write `return diag_fail(d, path, "...")`. */
+int diag_fail(struct diag *d, const char *file, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Format a message the way the CLI prints it: "file:line:col: error: text". */
+int diag_format(const struct diag_msg *m, char *out, size_t size);
+const char *diag_level_name(enum diag_level lvl);
+
+#endif

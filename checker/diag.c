@@ -1,0 +1,75 @@
+/* diag.c - the one diagnostics sink of the library. */
+#include "base.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+const char *diag_level_name(enum diag_level lvl)
+{
+	switch (lvl) {
+	case DIAG_ERROR:
+		return "error";
+	case DIAG_WARNING:
+		return "warning";
+	case DIAG_NOTE:
+		return "note";
+	}
+	return "?";
+}
+
+void diag_vreport(struct diag *d, enum diag_level lvl, const char *file,
+		  unsigned line, unsigned col, const char *fmt, va_list ap)
+{
+	char text[1024];
+	struct diag_msg m = { lvl, file, line, col, text };
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	switch (lvl) {
+	case DIAG_ERROR:
+		d->errors++;
+		break;
+	case DIAG_WARNING:
+		d->warnings++;
+		break;
+	case DIAG_NOTE:
+		d->notes++;
+		break;
+	}
+	if (d->sink)
+		d->sink(d->arg, &m);
+}
+
+void diag_report(struct diag *d, enum diag_level lvl, const char *file,
+		 unsigned line, unsigned col, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vreport(d, lvl, file, line, col, fmt, ap);
+	va_end(ap);
+}
+
+int diag_fail(struct diag *d, const char *file, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vreport(d, DIAG_ERROR, file, 0, 0, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int diag_format(const struct diag_msg *m, char *out, size_t size)
+{
+	const char *lvl = diag_level_name(m->level);
+
+	if (m->file && m->line && m->col)
+		return snprintf(out, size, "%s:%u:%u: %s: %s", m->file, m->line,
+				m->col, lvl, m->text);
+	if (m->file && m->line)
+		return snprintf(out, size, "%s:%u: %s: %s", m->file, m->line,
+				lvl, m->text);
+	if (m->file)
+		return snprintf(out, size, "%s: %s: %s", m->file, lvl, m->text);
+	return snprintf(out, size, "bpf-invcheck: %s: %s", lvl, m->text);
+}
