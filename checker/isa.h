@@ -18,15 +18,16 @@
 #ifndef INVCHECK_ISA_H
 #define INVCHECK_ISA_H
 
-/* instruction classes (code & 0x07) */
-#define ISA_LD    0x00
-#define ISA_LDX   0x01
-#define ISA_ST    0x02
-#define ISA_STX   0x03
-#define ISA_ALU   0x04
-#define ISA_JMP   0x05
-#define ISA_JMP32 0x06
-#define ISA_ALU64 0x07
+/* instruction classes (code & 0x07); ISA_CLS_ so they do not clash with
+ * the operation names ISA_LDX, ISA_ST, ISA_STX of enum isa_op */
+#define ISA_CLS_LD    0x00
+#define ISA_CLS_LDX   0x01
+#define ISA_CLS_ST    0x02
+#define ISA_CLS_STX   0x03
+#define ISA_CLS_ALU   0x04
+#define ISA_CLS_JMP   0x05
+#define ISA_CLS_JMP32 0x06
+#define ISA_CLS_ALU64 0x07
 
 /* source bit (code & 0x08) for ALU and JMP classes */
 #define ISA_SRC_K 0x00

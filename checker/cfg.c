@@ -1,0 +1,506 @@
+/* cfg.c - basic blocks, dominators and natural loops of one function.
+ *
+ * Leaders: the function start, every jump target, and every instruction after
+ * a jump, an exit or a BPF-to-BPF call. Dominators by the iterative algorithm
+ * of Cooper, Harvey and Kennedy over reverse post-order. A retreating edge
+ * (DFS) whose target does not dominate its source is an irreducible cycle:
+ * an error, since unrolling needs natural loops.
+ */
+#include "cfg.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct builder {
+	struct cfg *g;
+	struct arena *a;
+	struct diag *d;
+	const struct obj_func *f;
+	const char *path;
+};
+
+/* Calls that change control flow end a block: BPF-to-BPF calls (inlined by
+ * the SSA stage), bpf_loop (its callback is inlined as a loop) and
+ * bpf_tail_call (which may not return). */
+static bool is_local_call(const struct insn *in)
+{
+	return in->op == ISA_CALL &&
+	       (in->ref.kind == INSN_REF_SUBPROG ||
+		(in->ref.kind == INSN_REF_HELPER &&
+		 (in->imm == BPF_FUNC_loop || in->imm == BPF_FUNC_tail_call)));
+}
+
+static bool ends_block(const struct insn *in)
+{
+	switch (isa_table[in->op].kind) {
+	case ISA_K_JA:
+	case ISA_K_JCOND:
+	case ISA_K_EXIT:
+		return true;
+	case ISA_K_CALL:
+		return is_local_call(in);
+	case ISA_K_ALU: case ISA_K_NEG: case ISA_K_MOVSX: case ISA_K_END:
+	case ISA_K_CALLX: case ISA_K_LDDW: case ISA_K_LDPKT: case ISA_K_LDX:
+	case ISA_K_ST: case ISA_K_STX: case ISA_K_ATOMIC: case ISA_NKINDS:
+		return false;
+	}
+	return false;
+}
+
+/* Mark leaders; returns -EINVAL on a bad target (the decoder checks ranges,
+ * this is a second line of defence). */
+static int mark_leaders(struct builder *b, uint8_t *lead)
+{
+	const struct obj_func *f = b->f;
+	const struct insn *insns = b->g->insns;
+	uint32_t i;
+
+	lead[0] = 1;
+	for (i = 0; i < f->nslots; i++) {
+		const struct insn *in = &insns[f->start + i];
+		enum isa_kind k;
+
+		if (in->cont)
+			continue;
+		k = isa_table[in->op].kind;
+		if (k == ISA_K_JA || k == ISA_K_JCOND) {
+			int64_t t = insn_jump_target(in, f->start + i) - f->start;
+
+			if (t < 0 || t >= f->nslots || insns[f->start + t].cont)
+				return diag_fail(b->d, b->path,
+						 "function '%s': insn %u: jump out of range",
+						 f->name, f->start + i);
+			lead[t] = 1;
+		}
+		if (ends_block(in) && i + 1 + (in->op == ISA_LDDW) < f->nslots)
+			lead[i + 1] = 1;
+	}
+	return 0;
+}
+
+static int make_blocks(struct builder *b, const uint8_t *lead)
+{
+	struct cfg *g = b->g;
+	const struct obj_func *f = b->f;
+	uint32_t i, n = 0;
+	int cur = -1;
+
+	for (i = 0; i < f->nslots; i++)
+		n += lead[i];
+	g->blocks = arena_new_array(b->a, struct cfg_block, n);
+	g->block_of = arena_new_array(b->a, int, f->nslots);
+	for (i = 0; i < f->nslots; i++) {
+		if (lead[i]) {
+			cur = g->nblocks++;
+			g->blocks[cur].first = f->start + i;
+		}
+		g->block_of[i] = g->insns[f->start + i].cont ? -1 : cur;
+		if (!g->insns[f->start + i].cont)
+			g->blocks[cur].last = f->start + i;
+	}
+	return 0;
+}
+
+static int block_at(const struct cfg *g, int64_t slot)
+{
+	const struct obj_func *f = &g->o->funcs[g->func];
+
+	if (slot < f->start || slot >= f->start + f->nslots)
+		return -1;
+	return g->block_of[slot - f->start];
+}
+
+static void add_succ(struct cfg_block *bl, int s)
+{
+	bl->succ[bl->nsucc++] = s;
+}
+
+static int link_blocks(struct builder *b)
+{
+	struct cfg *g = b->g;
+	int i, j;
+
+	for (i = 0; i < g->nblocks; i++) {
+		struct cfg_block *bl = &g->blocks[i];
+		const struct insn *in = &g->insns[bl->last];
+		uint32_t next_slot = bl->last + (in->op == ISA_LDDW ? 2 : 1);
+		int next = block_at(g, next_slot);
+
+		bl->idom = -1;
+		bl->loop = -1;
+		switch (isa_table[in->op].kind) {
+		case ISA_K_JA:
+			bl->term = CFG_TERM_JUMP;
+			add_succ(bl, block_at(g, insn_jump_target(in, bl->last)));
+			break;
+		case ISA_K_JCOND:
+			bl->term = CFG_TERM_BRANCH;
+			add_succ(bl, block_at(g, insn_jump_target(in, bl->last)));
+			add_succ(bl, next);
+			break;
+		case ISA_K_EXIT:
+			bl->term = CFG_TERM_EXIT;
+			break;
+		case ISA_K_ALU: case ISA_K_NEG: case ISA_K_MOVSX: case ISA_K_END:
+		case ISA_K_CALL: case ISA_K_CALLX: case ISA_K_LDDW: case ISA_K_LDPKT:
+		case ISA_K_LDX: case ISA_K_ST: case ISA_K_STX: case ISA_K_ATOMIC:
+		case ISA_NKINDS:
+			bl->term = is_local_call(in) ? CFG_TERM_CALL : CFG_TERM_FALL;
+			add_succ(bl, next);
+			break;
+		}
+		for (j = 0; j < bl->nsucc; j++)
+			if (bl->succ[j] < 0)
+				return diag_fail(b->d, b->path,
+						 "function '%s': insn %u: control falls off the end of the function",
+						 b->f->name, bl->last);
+	}
+	/* predecessors, one entry per edge (a branch whose two targets agree
+	 * gives two entries) */
+	for (i = 0; i < g->nblocks; i++)
+		for (j = 0; j < g->blocks[i].nsucc; j++)
+			g->blocks[g->blocks[i].succ[j]].npreds++;
+	for (i = 0; i < g->nblocks; i++) {
+		g->blocks[i].preds = arena_new_array(b->a, int, g->blocks[i].npreds + 1);
+		g->blocks[i].npreds = 0;
+	}
+	for (i = 0; i < g->nblocks; i++)
+		for (j = 0; j < g->blocks[i].nsucc; j++) {
+			struct cfg_block *s = &g->blocks[g->blocks[i].succ[j]];
+
+			s->preds[s->npreds++] = i;
+		}
+	return 0;
+}
+
+/* Iterative DFS from the entry: reachability, post-order, retreating edges. */
+static void dfs_order(struct cfg *g, int *order, int *norder, uint8_t *onstack,
+		      uint8_t *retreat)
+{
+	int *stack = calloc(g->nblocks + 1, sizeof(int));
+	int *next = calloc(g->nblocks + 1, sizeof(int));
+	int sp = 0;
+
+	if (!stack || !next)
+		abort();
+	stack[sp++] = 0;
+	g->blocks[0].reachable = true;
+	onstack[0] = 1;
+	while (sp) {
+		int u = stack[sp - 1];
+		struct cfg_block *bl = &g->blocks[u];
+
+		if (next[u] < bl->nsucc) {
+			int e = next[u]++, v = bl->succ[e];
+
+			if (onstack[v])
+				retreat[u * 2 + e] = 1;
+			if (!g->blocks[v].reachable) {
+				g->blocks[v].reachable = true;
+				onstack[v] = 1;
+				stack[sp++] = v;
+			}
+			continue;
+		}
+		onstack[u] = 0;
+		order[(*norder)++] = u;
+		sp--;
+	}
+	free(stack);
+	free(next);
+}
+
+static int intersect(const struct cfg *g, int a, int b)
+{
+	while (a != b) {
+		while (g->blocks[a].rpo > g->blocks[b].rpo)
+			a = g->blocks[a].idom;
+		while (g->blocks[b].rpo > g->blocks[a].rpo)
+			b = g->blocks[b].idom;
+	}
+	return a;
+}
+
+static void dominators(struct cfg *g, const int *post, int n)
+{
+	bool changed = true;
+	int i, j;
+
+	for (i = 0; i < n; i++)
+		g->blocks[post[i]].rpo = (uint32_t)(n - 1 - i);
+	g->blocks[0].idom = 0;
+	while (changed) {
+		changed = false;
+		for (i = n - 2; i >= 0; i--) {
+			struct cfg_block *bl = &g->blocks[post[i]];
+			int nd = -1;
+
+			for (j = 0; j < bl->npreds; j++) {
+				int p = bl->preds[j];
+
+				if (g->blocks[p].idom < 0)
+					continue;
+				nd = nd < 0 ? p : intersect(g, p, nd);
+			}
+			if (nd != bl->idom) {
+				bl->idom = nd;
+				changed = true;
+			}
+		}
+	}
+	g->blocks[0].idom = -1;
+}
+
+bool cfg_dominates(const struct cfg *g, int a, int b)
+{
+	if (!g->blocks[b].reachable)
+		return false;
+	while (b >= 0) {
+		if (a == b)
+			return true;
+		b = g->blocks[b].idom;
+	}
+	return false;
+}
+
+bool cfg_is_back_edge(const struct cfg *g, int u, int v)
+{
+	return g->blocks[u].reachable && cfg_dominates(g, v, u);
+}
+
+static int loop_of_header(const struct cfg *g, int h)
+{
+	int i;
+
+	for (i = 0; i < g->nloops; i++)
+		if (g->loops[i].header == h)
+			return i;
+	return -1;
+}
+
+/* Body of the loop at header H: H plus every block reaching latch L without
+ * passing H. */
+static void add_latch(struct cfg *g, struct arena *a, struct cfg_loop *lp, int l)
+{
+	int *work = malloc(sizeof(int) * (g->nblocks + 1));
+	int sp = 0, i;
+	int *nl = arena_new_array(a, int, lp->nlatches + 1);
+
+	if (!work)
+		abort();
+	if (lp->nlatches)
+		memcpy(nl, lp->latches, sizeof(int) * lp->nlatches);
+	nl[lp->nlatches++] = l;
+	lp->latches = nl;
+	if (!lp->body[lp->header]) {
+		lp->body[lp->header] = 1;
+		lp->nblocks++;
+	}
+	if (!lp->body[l]) {
+		lp->body[l] = 1;
+		lp->nblocks++;
+		work[sp++] = l;
+	}
+	while (sp) {
+		struct cfg_block *bl = &g->blocks[work[--sp]];
+
+		for (i = 0; i < bl->npreds; i++) {
+			int p = bl->preds[i];
+
+			if (!lp->body[p] && g->blocks[p].reachable) {
+				lp->body[p] = 1;
+				lp->nblocks++;
+				work[sp++] = p;
+			}
+		}
+	}
+	free(work);
+}
+
+static int find_loops(struct builder *b, const uint8_t *retreat)
+{
+	struct cfg *g = b->g;
+	int i, j, k;
+
+	g->loops = arena_new_array(b->a, struct cfg_loop, g->nblocks);
+	for (i = 0; i < g->nblocks; i++) {
+		struct cfg_block *bl = &g->blocks[i];
+
+		for (j = 0; j < bl->nsucc; j++) {
+			int h = bl->succ[j];
+			struct cfg_loop *lp;
+
+			if (!retreat[i * 2 + j])
+				continue;
+			if (!cfg_dominates(g, h, i))
+				return diag_fail(b->d, b->path,
+						 "function '%s': insn %u: irreducible control flow (a cycle entered other than through its header)",
+						 b->f->name, bl->last);
+			k = loop_of_header(g, h);
+			if (k < 0) {
+				k = g->nloops++;
+				lp = &g->loops[k];
+				lp->header = h;
+				lp->parent = -1;
+				lp->body = arena_alloc(b->a, g->nblocks);
+			}
+			add_latch(g, b->a, &g->loops[k], i);
+		}
+	}
+	/* nesting: the parent is the smallest other loop containing the header */
+	for (i = 0; i < g->nloops; i++) {
+		struct cfg_loop *lp = &g->loops[i];
+
+		for (j = 0; j < g->nloops; j++) {
+			struct cfg_loop *q = &g->loops[j];
+
+			if (i == j || !q->body[lp->header] || q->nblocks <= lp->nblocks)
+				continue;
+			if (lp->parent < 0 || q->nblocks < g->loops[lp->parent].nblocks)
+				lp->parent = j;
+		}
+	}
+	for (i = 0; i < g->nloops; i++) {
+		int p;
+
+		g->loops[i].depth = 1;
+		for (p = g->loops[i].parent; p >= 0; p = g->loops[p].parent)
+			g->loops[i].depth++;
+	}
+	g->header_of = arena_new_array(b->a, int, g->nblocks);
+	for (i = 0; i < g->nblocks; i++)
+		g->header_of[i] = -1;
+	for (i = 0; i < g->nloops; i++)
+		g->header_of[g->loops[i].header] = i;
+	for (i = 0; i < g->nblocks; i++)
+		for (j = 0; j < g->nloops; j++)
+			if (g->loops[j].body[i] &&
+			    (g->blocks[i].loop < 0 ||
+			     g->loops[j].depth > g->loops[g->blocks[i].loop].depth))
+				g->blocks[i].loop = j;
+	return 0;
+}
+
+int cfg_build(const struct object *o, int func, const struct insn *insns,
+	      struct arena *a, struct diag *d, struct cfg **out)
+{
+	struct builder b = { .a = a, .d = d, .f = &o->funcs[func], .path = o->path };
+	uint8_t *lead = NULL, *onstack = NULL, *retreat = NULL;
+	int *post = NULL, npost = 0;
+	int err;
+
+	b.g = arena_alloc(a, sizeof(*b.g));
+	b.g->o = o;
+	b.g->func = func;
+	b.g->sec = b.f->sec;
+	b.g->insns = insns;
+	if (!b.f->nslots)
+		return diag_fail(d, o->path, "function '%s' is empty", b.f->name);
+	lead = calloc(b.f->nslots, 1);
+	if (!lead)
+		return -ENOMEM;
+	err = mark_leaders(&b, lead);
+	err = err ?: make_blocks(&b, lead);
+	err = err ?: link_blocks(&b);
+	if (!err) {
+		onstack = calloc(b.g->nblocks, 1);
+		retreat = calloc((size_t)b.g->nblocks * 2, 1);
+		post = calloc(b.g->nblocks, sizeof(int));
+		if (!onstack || !retreat || !post)
+			abort();
+		dfs_order(b.g, post, &npost, onstack, retreat);
+		dominators(b.g, post, npost);
+		err = find_loops(&b, retreat);
+	}
+	free(lead);
+	free(onstack);
+	free(retreat);
+	free(post);
+	if (!err)
+		*out = b.g;
+	return err;
+}
+
+const char *cfg_verify(const struct cfg *g)
+{
+	int i, j, k;
+
+	if (!g->nblocks || g->blocks[0].first != g->o->funcs[g->func].start)
+		return "block 0 is not the function entry";
+	for (i = 0; i < g->nblocks; i++) {
+		const struct cfg_block *bl = &g->blocks[i];
+
+		if (bl->last < bl->first)
+			return "block ends before it starts";
+		if (i && bl->first <= g->blocks[i - 1].last)
+			return "blocks overlap or are out of order";
+		for (j = 0; j < bl->nsucc; j++) {
+			const struct cfg_block *s = &g->blocks[bl->succ[j]];
+			int found = 0;
+
+			for (k = 0; k < s->npreds; k++)
+				found += s->preds[k] == i;
+			if (!found)
+				return "successor without the matching predecessor";
+		}
+		if (bl->reachable && i && (bl->idom < 0 || !cfg_dominates(g, bl->idom, i)))
+			return "reachable block without a dominating idom";
+		if (bl->loop >= 0 && !cfg_dominates(g, g->loops[bl->loop].header, i) &&
+		    bl->reachable)
+			return "loop block not dominated by its header";
+	}
+	for (i = 0; i < g->nloops; i++) {
+		const struct cfg_loop *lp = &g->loops[i];
+
+		for (j = 0; j < lp->nlatches; j++)
+			if (!cfg_is_back_edge(g, lp->latches[j], lp->header))
+				return "loop latch without a back edge";
+		if (lp->parent >= 0 && !g->loops[lp->parent].body[lp->header])
+			return "loop not inside its parent";
+	}
+	return NULL;
+}
+
+static void dot_escape(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\' || *s == '{' || *s == '}' ||
+		    *s == '<' || *s == '>' || *s == '|')
+			fputc('\\', out);
+		fputc(*s, out);
+	}
+}
+
+void cfg_dot(const struct cfg *g, FILE *out)
+{
+	const struct obj_func *f = &g->o->funcs[g->func];
+	char buf[256];
+	int i, j;
+	uint32_t s;
+
+	fprintf(out, "  subgraph \"cluster_%s\" {\n    label=\"%s\";\n", f->name, f->name);
+	for (i = 0; i < g->nblocks; i++) {
+		const struct cfg_block *bl = &g->blocks[i];
+
+		fprintf(out, "    \"%s.b%d\" [shape=record,label=\"{b%d%s|", f->name, i, i,
+			bl->loop >= 0 && g->loops[bl->loop].header == i ? " (loop header)" : "");
+		for (s = bl->first; s <= bl->last; s++) {
+			if (g->insns[s].cont)
+				continue;
+			insn_format(g->o, &g->insns[s], s, buf, sizeof(buf));
+			fprintf(out, "%u: ", s);
+			dot_escape(out, buf);
+			fputs("\\l", out);
+		}
+		fputs("}\"];\n", out);
+		for (j = 0; j < bl->nsucc; j++) {
+			const char *lbl = bl->term == CFG_TERM_BRANCH ? (j ? "F" : "T") : "";
+
+			fprintf(out, "    \"%s.b%d\" -> \"%s.b%d\" [label=\"%s\"%s];\n",
+				f->name, i, f->name, bl->succ[j], lbl,
+				cfg_is_back_edge(g, i, bl->succ[j]) ? ",style=dashed" : "");
+		}
+	}
+	fputs("  }\n", out);
+}

@@ -1,0 +1,469 @@
+/* expand.c - instantiate a program's CFGs into one DAG (see expand.h).
+ *
+ * Preconditions: the sections of O are decoded and resolved. Loop unrolling:
+ * the header of loop L is entered at most `bound` times per entry of L; the
+ * back edge that would make it bound+1 goes to an XN_UNWIND node.
+ */
+#include "expand.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- a small open-addressing table: 4-word key -> index ------------- */
+struct htab {
+	uint32_t *keys;   /* 4 words per entry */
+	uint32_t *vals;   /* UINT32_MAX = empty */
+	uint32_t cap, len;
+};
+
+static uint32_t hkey(const uint32_t k[4])
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		h ^= k[i];
+		h *= 0xff51afd7ed558ccdull;
+		h ^= h >> 33;
+	}
+	return (uint32_t)h;
+}
+
+static void htab_grow(struct htab *t);
+
+static uint32_t *htab_slot(struct htab *t, const uint32_t k[4])
+{
+	uint32_t i;
+
+	if (t->len * 2 >= t->cap)
+		htab_grow(t);
+	for (i = hkey(k) & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		if (t->vals[i] == UINT32_MAX) {
+			memcpy(&t->keys[i * 4], k, 16);
+			return &t->vals[i];
+		}
+		if (!memcmp(&t->keys[i * 4], k, 16))
+			return &t->vals[i];
+	}
+}
+
+static void htab_grow(struct htab *t)
+{
+	struct htab n = { .cap = t->cap ? t->cap * 2 : 1024 };
+	uint32_t i;
+
+	n.keys = malloc(sizeof(uint32_t) * 4 * n.cap);
+	n.vals = malloc(sizeof(uint32_t) * n.cap);
+	if (!n.keys || !n.vals)
+		abort();
+	memset(n.vals, 0xff, sizeof(uint32_t) * n.cap);
+	for (i = 0; i < t->cap; i++)
+		if (t->vals[i] != UINT32_MAX) {
+			*htab_slot(&n, &t->keys[i * 4]) = t->vals[i];
+			n.len++;
+		}
+	free(t->keys);
+	free(t->vals);
+	*t = n;
+}
+
+static void htab_free(struct htab *t)
+{
+	free(t->keys);
+	free(t->vals);
+}
+
+/* ---- expansion state --------------------------------------------------- */
+struct expander {
+	struct xgraph *x;
+	struct arena *a;
+	struct diag *d;
+	unsigned bound;
+	uint32_t max_nodes;
+	struct htab ctx_tab, node_tab;
+	struct vec ctxs, nodes, frames;  /* malloc'd, copied into the arena at the end */
+	int err;
+};
+
+static struct xctx *ctx_get(struct expander *e, uint32_t c)
+{
+	return &((struct xctx *)e->ctxs.data)[c];
+}
+
+static struct xnode *node_get(struct expander *e, uint32_t n)
+{
+	return &((struct xnode *)e->nodes.data)[n];
+}
+
+static void unsupported(struct expander *e, const char *why)
+{
+	if (!e->x->unsupported)
+		e->x->unsupported = why;
+}
+
+static int get_cfg(struct expander *e, int f, const struct cfg **out)
+{
+	struct xgraph *x = e->x;
+
+	if (!x->cfgs[f]) {
+		const struct obj_func *fn = &x->o->funcs[f];
+		int err = cfg_build(x->o, f, x->insns[fn->sec], e->a, e->d, &x->cfgs[f]);
+
+		if (err)
+			return err;
+	}
+	*out = x->cfgs[f];
+	return 0;
+}
+
+static uint32_t new_frame(struct expander *e, int func, int parent, int sec,
+			  uint32_t slot, bool cb)
+{
+	struct ssa_frame *fr = buf_push(&e->frames, sizeof(*fr));
+
+	fr->func = func;
+	fr->parent = parent;
+	fr->sec = sec;
+	fr->slot = slot;
+	fr->callback = cb;
+	return (uint32_t)(e->frames.len - 1);
+}
+
+static uint32_t ctx_intern(struct expander *e, enum xctx_kind kind,
+			   uint32_t parent, int func, int a, int b)
+{
+	uint32_t key[4] = { kind | (uint32_t)func << 4, parent, (uint32_t)a, (uint32_t)b };
+	uint32_t *slot = htab_slot(&e->ctx_tab, key);
+	struct xctx *c, *p;
+
+	if (*slot != UINT32_MAX)
+		return *slot;
+	*slot = (uint32_t)e->ctxs.len;
+	e->ctx_tab.len++;
+	c = buf_push(&e->ctxs, sizeof(*c));
+	p = ctx_get(e, parent);
+	c->kind = kind;
+	c->parent = parent;
+	c->func = func;
+	c->a = a;
+	c->b = b;
+	if (kind == XCTX_LOOP) {
+		c->frame = p->frame;
+		c->depth = p->depth;
+	} else {
+		const struct cfg *g = e->x->cfgs[p->func];
+		uint32_t site = g->blocks[a].last;
+
+		c->frame = new_frame(e, func, (int)p->frame, g->sec, site, kind == XCTX_CB);
+		c->depth = p->depth + 1;
+	}
+	return *slot;
+}
+
+static uint32_t node_new(struct expander *e, enum xnode_kind kind, uint32_t ctx,
+			 int block, int k)
+{
+	struct xnode *n;
+
+	if (e->nodes.len >= e->max_nodes) {
+		unsupported(e, "the program is too large after inlining and loop unrolling");
+		e->err = -E2BIG;
+	}
+	n = buf_push(&e->nodes, sizeof(*n));
+	n->kind = kind;
+	n->ctx = ctx;
+	n->block = block;
+	n->k = k;
+	return (uint32_t)(e->nodes.len - 1);
+}
+
+static uint32_t node_intern(struct expander *e, enum xnode_kind kind,
+			    uint32_t ctx, int block, int k)
+{
+	uint32_t key[4] = { kind, ctx, (uint32_t)block, (uint32_t)k };
+	uint32_t *slot = htab_slot(&e->node_tab, key);
+	uint32_t n;
+
+	if (*slot != UINT32_MAX)
+		return *slot;
+	e->node_tab.len++;
+	n = node_new(e, kind, ctx, block, k);
+	*htab_slot(&e->node_tab, key) = n;
+	return n;
+}
+
+static void add_edge(struct expander *e, uint32_t from, uint32_t to,
+		     enum xedge_act act, int64_t imm, uint32_t frame)
+{
+	struct xnode *n = node_get(e, from);
+	struct xedge *ed = &n->succ[n->nsucc++];
+
+	ed->to = to;
+	ed->act = act;
+	ed->imm = imm;
+	ed->frame = frame;
+	node_get(e, to)->npreds++;
+}
+
+/* The node reached by CFG edge U -> V of the function running in CTX, with
+ * the loop contexts left, entered or advanced. */
+static uint32_t edge_target(struct expander *e, uint32_t ctx, int u, int v)
+{
+	const struct cfg *g = e->x->cfgs[ctx_get(e, ctx)->func];
+	uint32_t c = ctx;
+	int l;
+
+	while (ctx_get(e, c)->kind == XCTX_LOOP &&
+	       !g->loops[ctx_get(e, c)->a].body[v])
+		c = ctx_get(e, c)->parent;
+	l = g->header_of[v];
+	if (l >= 0) {
+		struct xctx *cc = ctx_get(e, c);
+
+		if (cfg_is_back_edge(g, u, v)) {
+			if (cc->kind != XCTX_LOOP || cc->a != l) {
+				unsupported(e, "internal: back edge outside its loop context");
+				return node_new(e, XN_UNWIND, c, v, 0);
+			}
+			if ((unsigned)cc->b + 1 >= e->bound)
+				return node_new(e, XN_UNWIND, c, v, 0);
+			c = ctx_intern(e, XCTX_LOOP, cc->parent, cc->func, l, cc->b + 1);
+		} else {
+			c = ctx_intern(e, XCTX_LOOP, c, cc->func, l, 0);
+		}
+	}
+	return node_intern(e, XN_BLOCK, c, v, 0);
+}
+
+/* The node for entering the function of context CTX at its first block. */
+static uint32_t entry_node(struct expander *e, uint32_t ctx)
+{
+	const struct xctx *c = ctx_get(e, ctx);
+	const struct cfg *g = e->x->cfgs[c->func];
+
+	if (g->header_of[0] >= 0)
+		ctx = ctx_intern(e, XCTX_LOOP, ctx, c->func, g->header_of[0], 0);
+	return node_intern(e, XN_BLOCK, ctx, 0, 0);
+}
+
+/* The function a bpf_loop call at the end of block B receives in r2: the
+ * last definition of r2 in the block must be an LD imm64 of a callback. */
+static int loop_callback(const struct cfg *g, int b)
+{
+	const struct cfg_block *bl = &g->blocks[b];
+	int64_t s;
+
+	for (s = (int64_t)bl->last - 1; s >= bl->first; s--) {
+		const struct insn *in = &g->insns[s];
+		enum isa_kind k;
+
+		if (in->cont)
+			continue;
+		k = isa_table[in->op].kind;
+		if (in->op == ISA_LDDW && in->dst == 2)
+			return in->ref.kind == INSN_REF_CALLBACK ? in->ref.index : -1;
+		if (k == ISA_K_CALL || k == ISA_K_CALLX || k == ISA_K_LDPKT)
+			return -1;
+		if ((k == ISA_K_ALU || k == ISA_K_NEG || k == ISA_K_MOVSX ||
+		     k == ISA_K_END || k == ISA_K_LDX) && in->dst == 2)
+			return -1;
+		if (k == ISA_K_ATOMIC && in->fetch && in->src == 2)
+			return -1;
+	}
+	return -1;
+}
+
+static void expand_call(struct expander *e, uint32_t n, uint32_t ctx, int b,
+			const struct cfg *g)
+{
+	const struct insn *in = &g->insns[g->blocks[b].last];
+	struct xctx *c = ctx_get(e, ctx);
+	const struct cfg *cg;
+	uint32_t callee;
+	int f;
+
+	if (in->ref.kind == INSN_REF_SUBPROG) {
+		if (c->depth + 1 > SSA_MAX_FRAMES) {
+			unsupported(e, "call depth exceeds 8 frames");
+			return;
+		}
+		if ((e->err = get_cfg(e, in->ref.index, &cg)))
+			return;
+		callee = ctx_intern(e, XCTX_CALL, ctx, in->ref.index, b, 0);
+		add_edge(e, n, entry_node(e, callee), XE_PUSH_CALL, 0,
+			 ctx_get(e, callee)->frame);
+	} else if (in->imm == BPF_FUNC_loop) {
+		f = loop_callback(g, b);
+		if (f < 0) {
+			unsupported(e, "bpf_loop with a callback that is not a known function");
+			return;
+		}
+		if (c->depth + 1 > SSA_MAX_FRAMES) {
+			unsupported(e, "call depth exceeds 8 frames");
+			return;
+		}
+		if ((e->err = get_cfg(e, f, &cg)))
+			return;
+		add_edge(e, n, node_intern(e, XN_CB_TEST, ctx, b, 0), XE_NONE, 0, 0);
+	} else { /* bpf_tail_call: taken (program ends) or not */
+		add_edge(e, n, node_new(e, XN_TAILEXIT, ctx, b, 0), XE_NONE, 0, 0);
+		add_edge(e, n, edge_target(e, ctx, b, g->blocks[b].succ[0]), XE_NONE, 0, 0);
+	}
+}
+
+static void expand_exit(struct expander *e, uint32_t n, uint32_t ctx)
+{
+	uint32_t f = ctx;
+	struct xctx *fc;
+
+	while (ctx_get(e, f)->kind == XCTX_LOOP)
+		f = ctx_get(e, f)->parent;
+	fc = ctx_get(e, f);
+	if (fc->kind == XCTX_CALL) {
+		uint32_t p = fc->parent;
+		const struct cfg *pg = e->x->cfgs[ctx_get(e, p)->func];
+		int site = fc->a;
+
+		add_edge(e, n, edge_target(e, p, site, pg->blocks[site].succ[0]),
+			 XE_POP, 0, 0);
+	} else if (fc->kind == XCTX_CB) {
+		add_edge(e, n, node_intern(e, XN_CB_NEXT, fc->parent, fc->a, fc->b),
+			 XE_POP, 0, 0);
+	}
+}
+
+static void expand_node(struct expander *e, uint32_t n)
+{
+	struct xnode nd = *node_get(e, n);
+	struct xctx c = *ctx_get(e, nd.ctx);
+	const struct cfg *g = e->x->cfgs[c.func];
+	const struct cfg_block *bl = &g->blocks[nd.block];
+	uint32_t cb;
+	int f;
+
+	switch (nd.kind) {
+	case XN_BLOCK:
+		switch (bl->term) {
+		case CFG_TERM_FALL:
+		case CFG_TERM_JUMP:
+			add_edge(e, n, edge_target(e, nd.ctx, nd.block, bl->succ[0]), XE_NONE, 0, 0);
+			break;
+		case CFG_TERM_BRANCH:
+			add_edge(e, n, edge_target(e, nd.ctx, nd.block, bl->succ[0]), XE_NONE, 0, 0);
+			add_edge(e, n, edge_target(e, nd.ctx, nd.block, bl->succ[1]), XE_NONE, 0, 0);
+			break;
+		case CFG_TERM_CALL:
+			expand_call(e, n, nd.ctx, nd.block, g);
+			break;
+		case CFG_TERM_EXIT:
+			expand_exit(e, n, nd.ctx);
+			break;
+		}
+		break;
+	case XN_CB_TEST:
+		f = loop_callback(g, nd.block);
+		cb = ctx_intern(e, XCTX_CB, nd.ctx, f, nd.block, nd.k);
+		add_edge(e, n, entry_node(e, cb), XE_PUSH_CB, nd.k,
+			 ctx_get(e, cb)->frame);
+		add_edge(e, n, node_intern(e, XN_CB_DONE, nd.ctx, nd.block, 0), XE_SET_R0, nd.k, 0);
+		break;
+	case XN_CB_NEXT:
+		add_edge(e, n, node_intern(e, XN_CB_DONE, nd.ctx, nd.block, 0), XE_SET_R0,
+			 nd.k + 1, 0);
+		if ((unsigned)nd.k + 1 < e->bound)
+			add_edge(e, n, node_intern(e, XN_CB_TEST, nd.ctx, nd.block, nd.k + 1),
+				 XE_NONE, 0, 0);
+		else
+			add_edge(e, n, node_new(e, XN_UNWIND, nd.ctx, nd.block, 0), XE_NONE, 0, 0);
+		break;
+	case XN_CB_DONE:
+		add_edge(e, n, edge_target(e, nd.ctx, nd.block, bl->succ[0]), XE_NONE, 0, 0);
+		break;
+	case XN_TAILEXIT:
+	case XN_UNWIND:
+		break;
+	}
+}
+
+static int topo_sort(struct expander *e)
+{
+	struct xgraph *x = e->x;
+	uint32_t *indeg = malloc(sizeof(uint32_t) * (x->nnodes + 1));
+	uint32_t head = 0, tail = 0, i, j;
+
+	if (!indeg)
+		abort();
+	x->order = arena_new_array(e->a, uint32_t, x->nnodes);
+	for (i = 0; i < x->nnodes; i++)
+		indeg[i] = x->nodes[i].npreds;
+	x->order[tail++] = 0;
+	while (head < tail) {
+		struct xnode *n = &x->nodes[x->order[head]];
+
+		n->topo = head++;
+		for (j = 0; j < n->nsucc; j++)
+			if (--indeg[n->succ[j].to] == 0)
+				x->order[tail++] = n->succ[j].to;
+	}
+	free(indeg);
+	if (tail != x->nnodes) {
+		x->unsupported = "internal: the expanded program has a cycle";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int expand_program(const struct object *o, int func, struct insn **insns,
+		   unsigned bound, uint32_t max_nodes, struct arena *a,
+		   struct diag *d, struct xgraph **out)
+{
+	struct expander e = { .a = a, .d = d, .bound = bound ? bound : 1,
+			      .max_nodes = max_nodes };
+	struct xgraph *x = arena_alloc(a, sizeof(*x));
+	const struct cfg *g;
+	struct xctx *root;
+	uint32_t n;
+
+	x->o = o;
+	x->insns = insns;
+	x->cfgs = arena_new_array(a, struct cfg *, o->nfuncs);
+	e.x = x;
+	e.err = get_cfg(&e, func, &g);
+	if (e.err)
+		return e.err;
+	root = buf_push(&e.ctxs, sizeof(*root));
+	root->kind = XCTX_ROOT;
+	root->func = func;
+	root->depth = 1;
+	root->frame = new_frame(&e, func, -1, o->funcs[func].sec, o->funcs[func].start, false);
+	entry_node(&e, 0);
+	for (n = 0; n < e.nodes.len && !e.err; n++) {
+		x->nodes = e.nodes.data;
+		expand_node(&e, n);
+	}
+	x->ctxs = arena_dup(a, e.ctxs.data, e.ctxs.len * sizeof(struct xctx));
+	x->nctxs = (uint32_t)e.ctxs.len;
+	x->nodes = arena_dup(a, e.nodes.data, e.nodes.len * sizeof(struct xnode));
+	x->nnodes = (uint32_t)e.nodes.len;
+	x->frames = arena_dup(a, e.frames.data, e.frames.len * sizeof(struct ssa_frame));
+	x->nframes = (uint32_t)e.frames.len;
+	buf_free(&e.ctxs);
+	buf_free(&e.nodes);
+	buf_free(&e.frames);
+	htab_free(&e.ctx_tab);
+	htab_free(&e.node_tab);
+	if (e.err == -E2BIG)
+		e.err = 0;  /* reported as unsupported: the verdict will be unknown */
+	if (!e.err && !x->unsupported)
+		e.err = topo_sort(&e);
+	if (e.err)
+		return e.err;
+	*out = x;
+	return 0;
+}
+
+const struct cfg *expand_cfg(const struct xgraph *x, int f)
+{
+	return x->cfgs[f];
+}

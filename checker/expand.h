@@ -1,0 +1,83 @@
+/* expand.h - internal to the SSA stage: the program DAG.
+ *
+ * expand_program() instantiates the CFGs of a program's functions into one
+ * acyclic graph of nodes: a node is a CFG block in a context, and a context
+ * records the inlined calls (one frame each), the iteration of every loop
+ * being unrolled and the iteration of every bpf_loop callback. Nodes with the
+ * same (kind, context, block) are one node, so joins stay joins. Edges carry
+ * the frame action taken along them (push a callee frame, pop on return). The
+ * nodes come out in topological order.
+ */
+#ifndef INVCHECK_EXPAND_H
+#define INVCHECK_EXPAND_H
+
+#include "cfg.h"
+#include "ssa.h"
+
+enum xctx_kind { XCTX_ROOT, XCTX_CALL, XCTX_LOOP, XCTX_CB };
+
+struct xctx {
+	enum xctx_kind kind;
+	uint32_t parent;
+	int func;          /* function running in this context */
+	int a, b;          /* CALL: site block, 0; LOOP: loop, iteration; CB: site block, iteration */
+	uint32_t frame;    /* frame id (index in the frame list) of this context */
+	uint32_t depth;    /* frames in the chain, 1 for the root */
+};
+
+enum xnode_kind {
+	XN_BLOCK,     /* a CFG block of ctx's function */
+	XN_CB_TEST,   /* bpf_loop: iteration k < nr_loops ? callback : done */
+	XN_CB_NEXT,   /* bpf_loop: callback returned r0: r0 != 0 ? done : next */
+	XN_CB_DONE,   /* bpf_loop: r0 = iterations; continue after the call */
+	XN_TAILEXIT,  /* bpf_tail_call taken: the program returns TAILRET */
+	XN_UNWIND,    /* loop bound reached */
+};
+
+enum xedge_act {
+	XE_NONE,
+	XE_PUSH_CALL,   /* enter a callee: new frame, r1-r5 passed */
+	XE_PUSH_CB,     /* enter a bpf_loop callback: r1 = iteration, r2 = ctx arg */
+	XE_POP,         /* return: restore r6-r10, r1-r5 undefined, r0 kept */
+	XE_SET_R0,      /* r0 = imm */
+};
+
+struct xedge {
+	uint32_t to;
+	enum xedge_act act;
+	int64_t imm;
+	uint32_t frame; /* PUSH: the new frame */
+};
+
+struct xnode {
+	enum xnode_kind kind;
+	uint32_t ctx;
+	int block;          /* cfg block (XN_BLOCK) or the call-site block (CB_*) */
+	int k;              /* CB_TEST / CB_NEXT iteration */
+	struct xedge succ[2];
+	uint32_t nsucc;
+	uint32_t npreds;
+	uint32_t topo;      /* position in topological order */
+};
+
+struct xgraph {
+	const struct object *o;
+	struct insn **insns;      /* decoded slots per section */
+	struct cfg **cfgs;        /* per function, built on demand */
+	struct xctx *ctxs;
+	uint32_t nctxs;
+	struct xnode *nodes;
+	uint32_t nnodes;
+	uint32_t *order;          /* node indices in topological order */
+	struct ssa_frame *frames;
+	uint32_t nframes;
+	const char *unsupported;  /* first construct we cannot expand soundly */
+};
+
+int expand_program(const struct object *o, int func, struct insn **insns,
+		   unsigned bound, uint32_t max_nodes, struct arena *a,
+		   struct diag *d, struct xgraph **out);
+/* The CFG of function F (built before by expand_program). */
+const struct cfg *expand_cfg(const struct xgraph *x, int f);
+
+#endif

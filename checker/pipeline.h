@@ -1,0 +1,41 @@
+/* pipeline.h - the pipeline: the stages called as a flat list, and the dumps.
+ *
+ * check_load():  object_open -> insn_decode_object
+ * check_lift():  cfg_build (per function, on demand) -> ssa_build
+ * Later stages (spec, instrument, encode, solve, replay) hang off the same
+ * struct. Everything lives in the arena given to check_load().
+ */
+#ifndef INVCHECK_PIPELINE_H
+#define INVCHECK_PIPELINE_H
+
+#include "base.h"
+#include "cfg.h"
+#include "insn.h"
+#include "object.h"
+#include "ssa.h"
+
+struct loaded {
+	struct object *o;
+	struct insn **insns;      /* per code section */
+};
+
+int check_load(const char *path, struct arena *a, struct diag *d,
+	       struct loaded *out);
+void check_unload(struct loaded *l);
+
+/* Programs matching NAME (a glob on the function name; NULL = every
+ * program). Writes their function indices to OUT (o->nfuncs entries
+ * suffice) and returns how many. */
+int check_select(const struct object *o, const char *name, int *out);
+
+enum dump_stage { DUMP_OBJECT, DUMP_INSNS, DUMP_CFG, DUMP_SSA };
+
+/* Parse "object", "insns", "cfg", "ssa"; -1 if unknown. */
+int dump_stage_parse(const char *s);
+/* Write the dump of the selected programs (and, for insns and cfg, the
+ * functions they call) to OUT. Lifting errors are diagnostics. */
+int dump_programs(const struct loaded *l, enum dump_stage stage, const int *progs,
+		  int nprogs, const struct ssa_opts *opts, struct arena *a,
+		  struct diag *d, FILE *out);
+
+#endif

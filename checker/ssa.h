@@ -1,0 +1,169 @@
+/* ssa.h - stage 4: the SSA IR of one program, loop-free.
+ *
+ * Shape (see docs/architecture.md, "SSA IR"):
+ * - BPF-to-BPF calls are inlined: each call gets its own frame (stack and
+ *   callee-saved registers); bpf_loop callbacks are inlined into a loop of
+ *   their own. Recursion cannot happen (the kernel rejects it); the call depth
+ *   is limited to 8 frames as in the kernel.
+ * - Loops are unrolled: a loop header may be entered at most `loop_bound`
+ *   times per entry of the loop; the edge that would enter it once more goes
+ *   to a block ending in SSA_TERM_UNWIND, the unwinding marker the checker
+ *   must prove unreachable (if it is reachable, the verdict is unknown).
+ * - Registers and stack slots (8-byte slots at constant offsets from r10)
+ *   are SSA variables: phis at joins, partial slot writes as INSERT and
+ *   partial reads as EXTRACT. Every other memory access is a LOAD/STORE/
+ *   ATOMIC instruction, kept in program order within its block.
+ * - Blocks are in topological order, block 0 the entry; conditional jumps are
+ *   a SSA_TERM_BRANCH whose two edges carry the condition and its negation
+ *   (the guards the encoder assumes).
+ * - Value 0 is UNDEF: the content of an uninitialised register or slot, any
+ *   value (the kernel verifier rejects reading it, so it rarely matters).
+ */
+#ifndef INVCHECK_SSA_H
+#define INVCHECK_SSA_H
+
+#include "base.h"
+#include "cfg.h"
+#include "insn.h"
+#include "object.h"
+
+#define SSA_MAX_FRAMES 8
+#define SSA_SLOTS (ISA_STACK_SIZE / 8)
+#define SSA_DEFAULT_LOOP_BOUND 64
+
+/* X(NAME, text): instruction kinds */
+#define SSA_KINDS(X)                                                     \
+	X(UNDEF,   "undef")    /* any value */                           \
+	X(CONST,   "const")    /* imm */                                 \
+	X(INPUT,   "input")    /* r<imm> at program entry (r1 = context) */ \
+	X(FRAME,   "frame")    /* r10 of frame imm: end of its 512-byte stack */ \
+	X(ALU,     "alu")      /* op (isa ALU op), is64: args[0] op args[1] */ \
+	X(UNARY,   "unary")    /* op NEG / LE / BE / BSWAP / MOVSX, size */ \
+	X(ADDR,    "addr")     /* LD imm64 with a reference: ref (map, global, callback, ksym) */ \
+	X(LOAD,    "load")     /* size, sx: *(args[0] + imm) */            \
+	X(STORE,   "store")    /* size: *(args[0] + imm) = args[1] */      \
+	X(ATOMIC,  "atomic")   /* aop, fetch, size: *(args[0]+imm) op= args[1]; args[2] = r0 for cmpxchg; value = old */ \
+	X(LDPKT,   "ldpkt")    /* legacy packet load: size, args[0] = skb, args[1] = index reg or none, imm */ \
+	X(EXTRACT, "extract")  /* bytes [imm, imm+size) of slot value args[0], sx */ \
+	X(INSERT,  "insert")   /* slot value args[0] with bytes [imm, imm+size) replaced by args[1] */ \
+	X(SELECT,  "select")   /* args[0] == args[1] (low `size` bytes) ? args[2] : args[3] */ \
+	X(CALL,    "call")     /* helper (imm = id) or kfunc (ref); args r1..r5 then memory operands */ \
+	X(HAVOC,   "havoc")    /* a fresh value: stack bytes a call may have written (imm = call value id) */ \
+	X(TAILRET, "tailret")  /* r0 of a program reached by a successful tail call */ \
+	X(PHI,     "phi")      /* one argument per block predecessor edge */
+
+enum ssa_kind {
+#define X(n, t) SSA_##n,
+	SSA_KINDS(X)
+#undef X
+	SSA_NKINDS
+};
+
+enum ssa_term {
+	SSA_TERM_JUMP,     /* succ[0] */
+	SSA_TERM_BRANCH,   /* if (a op b) succ[0] else succ[1] */
+	SSA_TERM_EXIT,     /* program returns value `a` */
+	SSA_TERM_UNWIND,   /* loop bound reached: the marker */
+	SSA_TERM_DEAD,     /* cannot be reached (e.g. bpf_tail_call success continues in TAILRET exit) */
+};
+
+/* A stack range that a call receives a pointer to: the slots it may read
+ * (their values are the call's memory operands) and, if `written`, the slots
+ * are given fresh values (HAVOC) after the call. */
+struct ssa_memarg {
+	uint8_t argno;      /* 1..5 */
+	uint8_t written;
+	uint16_t frame;
+	int16_t off;        /* from r10 of that frame, negative */
+	uint16_t first;     /* index of the first slot operand in args */
+	uint16_t nslots;    /* slots from the slot holding `off` up to r10 */
+};
+
+struct ssa_insn {
+	enum ssa_kind kind;
+	uint32_t id;        /* value number: printed v<id> */
+	uint8_t op;         /* ALU/UNARY: enum isa_op; ATOMIC: enum isa_atomic */
+	uint8_t size;       /* bytes */
+	bool is64, sx, fetch;
+	int64_t imm;
+	struct insn_ref ref;      /* ADDR, CALL (kfunc/helper) */
+	uint32_t *args;
+	uint32_t nargs;
+	const char *var;          /* PHI: the variable it merges ("r3", "fp0-8") */
+	struct ssa_memarg *mem;   /* CALL */
+	uint32_t nmem;
+	/* origin */
+	int sec;
+	uint32_t slot;
+	uint16_t frame;
+	uint32_t block;
+};
+
+struct ssa_block {
+	uint32_t id;
+	struct ssa_insn **insns;  /* phis first */
+	uint32_t ninsns;
+	enum ssa_term term;
+	uint8_t cond_op;          /* BRANCH: enum isa_op (JEQ .. JSLE) */
+	bool cond64;
+	uint32_t a, b;            /* BRANCH operands, EXIT value */
+	uint32_t succ[2];
+	uint32_t nsucc;
+	uint32_t *preds;          /* one per incoming edge, the phi order */
+	uint32_t npreds;
+	/* origin */
+	int func;                 /* index in o->funcs, -1 for synthetic blocks */
+	int cfg_block;
+	uint16_t frame;
+	uint32_t ctx;             /* expansion context (see ssa_block_context) */
+	uint32_t first_slot, last_slot;
+	const char *note;         /* synthetic blocks: what they are */
+};
+
+struct ssa_frame {
+	int func;                 /* function running in this frame */
+	int parent;               /* calling frame, -1 for the program's */
+	int sec;                  /* call site of the frame (in the parent) */
+	uint32_t slot;
+	bool callback;            /* a bpf_loop callback */
+};
+
+struct ssa_prog {
+	const struct object *o;
+	int func;                 /* the entry program */
+	unsigned loop_bound;
+	struct ssa_block **blocks;
+	uint32_t nblocks;
+	struct ssa_insn **values; /* by id; values[0] is UNDEF */
+	uint32_t nvalues;
+	struct ssa_frame *frames;
+	uint32_t nframes;
+	uint32_t nunwind;         /* blocks ending in SSA_TERM_UNWIND */
+	const char **notes;       /* imprecision and unsupported constructs */
+	uint32_t nnotes;
+	const char *unsupported;  /* non-NULL: the program cannot be checked soundly */
+};
+
+struct ssa_opts {
+	unsigned loop_bound;      /* 0: SSA_DEFAULT_LOOP_BOUND */
+	uint32_t max_blocks;      /* 0: 1,000,000 */
+};
+
+/* Lift program FUNC of O (its sections decoded in INSNS[sec], CFGs built on
+ * demand). Input errors: diagnostic + -EINVAL. Constructs the lifting does
+ * not model soundly set prog->unsupported and still return 0. */
+int ssa_build(const struct object *o, int func, struct insn **insns,
+	      const struct ssa_opts *opts, struct arena *a, struct diag *d,
+	      struct ssa_prog **out);
+/* Lift raw decoded code without an object (conformance vectors, tests):
+ * one section, entry at slot 0, local calls by pc-relative imm. */
+int ssa_build_code(const struct insn *insns, uint32_t nslots,
+		   const struct ssa_opts *opts, struct arena *a, struct diag *d,
+		   struct ssa_prog **out);
+/* SSA invariants: every use defined earlier on every path (dominance in the
+ * DAG), phis match predecessor counts, topological order, terminators. */
+const char *ssa_verify(const struct ssa_prog *p);
+void ssa_print(const struct ssa_prog *p, FILE *out);
+const char *ssa_kind_name(enum ssa_kind k);
+
+#endif

@@ -1,0 +1,23 @@
+#!/bin/sh
+# golden.sh EXPECTED CMD [ARGS...]: run CMD, compare its stdout with the file
+# EXPECTED byte for byte; also require exit status 0. With REGEN=1 in the
+# environment, rewrite EXPECTED instead (then review the diff by hand).
+set -u
+expected=$1
+shift
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+"$@" >"$out"
+rc=$?
+if [ "$rc" -ne 0 ]; then
+	echo "golden: '$*' exited with $rc" >&2
+	exit 1
+fi
+if [ "${REGEN:-}" = 1 ]; then
+	cp "$out" "$expected"
+	exit 0
+fi
+if ! diff -u "$expected" "$out"; then
+	echo "golden: output of '$*' differs from $expected (REGEN=1 rewrites it)" >&2
+	exit 1
+fi

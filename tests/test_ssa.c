@@ -1,0 +1,368 @@
+/* test_ssa.c - CFG and SSA lifting on hand-written instruction sequences:
+ * the exact dump of a small program with a loop, a stack slot and a call;
+ * unrolling and its marker; bpf_loop and tail calls; partial stack access
+ * and atomics; and each construct the lift rejects or marks unsupported.
+ */
+#include "ssa.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* struct bpf_insn initialisers: code, dst, src, off, imm */
+#define MOV64_IMM(d, i)       { 0xb7, d, 0, 0, i }
+#define MOV64_REG(d, s)       { 0xbf, d, s, 0, 0 }
+#define ADD64_IMM(d, i)       { 0x07, d, 0, 0, i }
+#define ADD64_REG(d, s)       { 0x0f, d, s, 0, 0 }
+#define STX_DW(d, s, o)       { 0x7b, d, s, o, 0 }
+#define STX_B(d, s, o)        { 0x73, d, s, o, 0 }
+#define ST_W(d, o, i)         { 0x62, d, 0, o, i }
+#define LDX_W(d, s, o)        { 0x61, d, s, o, 0 }
+#define LDX_H(d, s, o)        { 0x69, d, s, o, 0 }
+#define LDX_B(d, s, o)        { 0x71, d, s, o, 0 }
+#define JLT_IMM(d, i, o)      { 0xa5, d, 0, o, i }
+#define JEQ_IMM(d, i, o)      { 0x15, d, 0, o, i }
+#define JGT_IMM(d, i, o)      { 0x25, d, 0, o, i }
+#define JA(o)                 { 0x05, 0, 0, o, 0 }
+#define CALL_HELPER(id)       { 0x85, 0, 0, 0, id }
+#define CALL_LOCAL(rel)       { 0x85, 0, 1, 0, rel }
+#define LDDW_FUNC(d, rel)     { 0x18, d, 4, 0, rel }, { 0, 0, 0, 0, 0 }
+#define ATOMIC_DW(d, s, o, op) { 0xdb, d, s, o, op }
+#define EXIT()                { 0x95, 0, 0, 0, 0 }
+
+struct run {
+	struct arena *a;
+	struct diag d;
+	char msg[512];
+	struct ssa_prog *p;
+	int err;
+};
+
+static void sink(void *arg, const struct diag_msg *m)
+{
+	struct run *r = arg;
+
+	diag_format(m, r->msg, sizeof(r->msg));
+}
+
+static void lift(struct run *r, const struct bpf_insn *raw, uint32_t n,
+		 unsigned bound, uint32_t max_blocks)
+{
+	struct insn *in = calloc(n, sizeof(*in));
+	struct ssa_opts o = { .loop_bound = bound, .max_blocks = max_blocks };
+	const char *bad;
+
+	memset(r, 0, sizeof(*r));
+	r->a = arena_new();
+	r->d.sink = sink;
+	r->d.arg = r;
+	ck_assert_int_eq(insn_decode(raw, n, in, "<code>", "code", &r->d), 0);
+	r->err = ssa_build_code(in, n, &o, r->a, &r->d, &r->p);
+	free(in);
+	if (!r->err) {
+		bad = ssa_verify(r->p);
+		ck_assert_msg(!bad, "ssa_verify: %s", bad);
+	}
+}
+
+static char *dump(struct run *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ssa_print(r->p, f);
+	fclose(f);
+	return buf;
+}
+
+static void done(struct run *r)
+{
+	arena_free(r->a);
+}
+
+/* r0 = 0; r1 = 0; do { r0 += r1; *(u64 *)(r10 - 8) = r0; r1 += 1; }
+ * while (r1 < 5); r0 = *(u32 *)(r10 - 8); r0 = f(r1); exit;
+ * f: r0 = r1 + 1; exit */
+static const struct bpf_insn loop_prog[] = {
+	MOV64_IMM(0, 0), MOV64_IMM(1, 0),
+	ADD64_REG(0, 1), STX_DW(10, 0, -8), ADD64_IMM(1, 1), JLT_IMM(1, 5, -4),
+	LDX_W(0, 10, -8), CALL_LOCAL(1), EXIT(),
+	MOV64_REG(0, 1), ADD64_IMM(0, 1), EXIT(),
+};
+
+static const char loop_golden[] =
+	"; program main: 8 blocks, 27 values, 2 frames, loop bound 3, 1 unwinding markers\n"
+	"; frame 1: func@9, called from frame 0 at insn 7\n"
+	"b0:    ; main frame 0\n"
+	"  v1 = input r1 (context)\n"
+	"  v2 = input r2\n"
+	"  v3 = input r3\n"
+	"  v4 = input r4\n"
+	"  v5 = input r5\n"
+	"  v6 = frame 0 (r10)\n"
+	"  v7 = const 0\n"
+	"  v8 = const 0\n"
+	"  goto b1\n"
+	"b1: <- b0    ; main frame 0\n"
+	"  v9 = add64 v7, v8    ; insn 2\n"
+	"  v10 = const 0x1\n"
+	"  v11 = add64 v8, v10    ; insn 4\n"
+	"  v12 = const 0x5\n"
+	"  if v11 < v12 goto b2 else b5\n"
+	"b2: <- b1 [v11 < v12]    ; main frame 0\n"
+	"  v13 = add64 v9, v11    ; insn 2\n"
+	"  v14 = const 0x1\n"
+	"  v15 = add64 v11, v14    ; insn 4\n"
+	"  v16 = const 0x5\n"
+	"  if v15 < v16 goto b3 else b5\n"
+	"b3: <- b2 [v15 < v16]    ; main frame 0\n"
+	"  v17 = add64 v13, v15    ; insn 2\n"
+	"  v18 = const 0x1\n"
+	"  v19 = add64 v15, v18    ; insn 4\n"
+	"  v20 = const 0x5\n"
+	"  if v19 < v20 goto b4 else b5\n"
+	"b4: <- b3 [v19 < v20]    ; main frame 0, loop bound reached\n"
+	"  unwind    ; loop bound reached: must be unreachable\n"
+	"b5: <- b1 [!(v11 < v12)], b2 [!(v15 < v16)], b3 [!(v19 < v20)]    ; main frame 0\n"
+	"  v21 = phi [b1: v9], [b2: v13], [b3: v17]    ; r0, fp0-8\n"
+	"  v22 = phi [b1: v11], [b2: v15], [b3: v19]    ; r1\n"
+	"  v23 = extract.u32 v21 @0    ; insn 6\n"
+	"  goto b6\n"
+	"b6: <- b5    ; func@9 frame 1\n"
+	"  v24 = frame 1 (r10)\n"
+	"  v25 = const 0x1\n"
+	"  v26 = add64 v22, v25    ; insn 10\n"
+	"  goto b7\n"
+	"b7: <- b6    ; main frame 0\n"
+	"  exit v26\n";
+
+START_TEST(loop_stack_call_dump)
+{
+	struct run r;
+	char *text;
+
+	lift(&r, loop_prog, ARRAY_SIZE(loop_prog), 3, 0);
+	ck_assert_int_eq(r.err, 0);
+	text = dump(&r);
+	ck_assert_str_eq(text, loop_golden);
+	free(text);
+	done(&r);
+}
+END_TEST
+
+/* Each extra unit of bound adds one copy of the loop body (one block). */
+START_TEST(unrolling_is_linear_in_bound)
+{
+	struct run r5, r10;
+
+	lift(&r5, loop_prog, ARRAY_SIZE(loop_prog), 5, 0);
+	lift(&r10, loop_prog, ARRAY_SIZE(loop_prog), 10, 0);
+	ck_assert_uint_eq(r5.p->nunwind, 1);
+	ck_assert_uint_eq(r10.p->nunwind, 1);
+	ck_assert_uint_eq(r10.p->nblocks - r5.p->nblocks, 5);
+	done(&r5);
+	done(&r10);
+}
+END_TEST
+
+START_TEST(too_many_blocks_is_unsupported)
+{
+	struct run r;
+
+	lift(&r, loop_prog, ARRAY_SIZE(loop_prog), 1000, 100);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_str_eq(r.p->unsupported,
+			 "the program is too large after inlining and loop unrolling");
+	done(&r);
+}
+END_TEST
+
+START_TEST(irreducible_is_an_error)
+{
+	static const struct bpf_insn raw[] = {
+		MOV64_IMM(0, 0),
+		JEQ_IMM(1, 0, 2),       /* -> 4: enter the cycle at B */
+		ADD64_IMM(0, 1),        /* A */
+		JGT_IMM(0, 10, 2),      /* -> 6 */
+		ADD64_IMM(0, 2),        /* B */
+		JA(-4),                 /* -> 2: B -> A */
+		EXIT(),
+	};
+	struct run r;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, -EINVAL);
+	ck_assert_ptr_nonnull(strstr(r.msg, "irreducible control flow"));
+	ck_assert_ptr_nonnull(strstr(r.msg, "<code>: error: function 'main': insn "));
+	done(&r);
+}
+END_TEST
+
+START_TEST(falling_off_the_end_is_an_error)
+{
+	static const struct bpf_insn raw[] = { MOV64_IMM(0, 0), JEQ_IMM(1, 0, -2) };
+	struct run r;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, -EINVAL);
+	ck_assert_str_eq(r.msg, "<code>: error: function 'main': insn 1: control falls off the end of the function");
+	done(&r);
+}
+END_TEST
+
+/* bpf_loop(3, cb, 0, 0) with cb returning 0: the callback is inlined once
+ * per iteration up to the bound, then the unwinding marker. */
+START_TEST(bpf_loop_callback_is_inlined)
+{
+	static const struct bpf_insn raw[] = {
+		MOV64_IMM(1, 3), LDDW_FUNC(2, 5), MOV64_IMM(3, 0), MOV64_IMM(4, 0),
+		CALL_HELPER(BPF_FUNC_loop), EXIT(),
+		MOV64_IMM(0, 0), EXIT(),
+	};
+	struct run r;
+	uint32_t i, cbs = 0;
+	char *text;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_ptr_null(r.p->unsupported);
+	for (i = 0; i < r.p->nframes; i++)
+		cbs += r.p->frames[i].callback;
+	ck_assert_uint_eq(cbs, 4);
+	ck_assert_uint_eq(r.p->nunwind, 1);
+	text = dump(&r);
+	ck_assert_ptr_nonnull(strstr(text, "bpf_loop: next iteration?"));
+	ck_assert_ptr_nonnull(strstr(text, "bpf_loop: done, r0 = iterations"));
+	free(text);
+	done(&r);
+}
+END_TEST
+
+START_TEST(tail_call_may_not_return)
+{
+	static const struct bpf_insn raw[] = {
+		CALL_HELPER(BPF_FUNC_tail_call), MOV64_IMM(0, 1), EXIT(),
+	};
+	struct run r;
+	uint32_t i, exits = 0, tailrets = 0;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	for (i = 0; i < r.p->nblocks; i++)
+		exits += r.p->blocks[i]->term == SSA_TERM_EXIT;
+	for (i = 0; i < r.p->nvalues; i++)
+		tailrets += r.p->values[i]->kind == SSA_TAILRET;
+	ck_assert_uint_eq(exits, 2);
+	ck_assert_uint_eq(tailrets, 1);
+	ck_assert_int_eq(r.p->blocks[0]->term, SSA_TERM_BRANCH);
+	ck_assert_int_eq(r.p->blocks[0]->cond_op, ISA_JEQ);
+	done(&r);
+}
+END_TEST
+
+START_TEST(partial_stack_access)
+{
+	static const struct bpf_insn raw[] = {
+		ST_W(10, -8, 1), STX_B(10, 1, -7), LDX_H(0, 10, -8), EXIT(),
+	};
+	struct run r;
+	char *text;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	text = dump(&r);
+	ck_assert_ptr_nonnull(strstr(text, "  v8 = insert.u32 v0 @0, v7    ; insn 0\n"));
+	ck_assert_ptr_nonnull(strstr(text, "  v9 = insert.u8 v8 @1, v1    ; insn 1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "  v10 = extract.u16 v9 @0    ; insn 2\n"));
+	ck_assert_ptr_nonnull(strstr(text, "  exit v10\n"));
+	free(text);
+	done(&r);
+}
+END_TEST
+
+START_TEST(stack_atomics_are_read_modify_write)
+{
+	static const struct bpf_insn raw[] = {
+		STX_DW(10, 1, -8),
+		ATOMIC_DW(10, 2, -8, 0x01),       /* fetch add: r2 = old */
+		ATOMIC_DW(10, 3, -8, 0xf1),       /* cmpxchg: r0 = old */
+		ADD64_REG(0, 2), EXIT(),
+	};
+	struct run r;
+	char *text;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	text = dump(&r);
+	ck_assert_ptr_nonnull(strstr(text, "  v7 = add64 v1, v2    ; insn 1\n"));
+	ck_assert_ptr_nonnull(strstr(text, "  v8 = select.u64 v7 == v0 ? v3 : v7    ; insn 2\n"));
+	ck_assert_ptr_nonnull(strstr(text, "  v9 = add64 v7, v1    ; insn 3\n"));
+	free(text);
+	done(&r);
+}
+END_TEST
+
+START_TEST(variable_stack_offset_is_unsupported)
+{
+	static const struct bpf_insn raw[] = {
+		MOV64_REG(2, 10), ADD64_REG(2, 1), LDX_B(0, 2, -1), EXIT(),
+	};
+	struct run r;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_str_eq(r.p->unsupported, "insn 2: stack access at a variable offset");
+	done(&r);
+}
+END_TEST
+
+START_TEST(call_depth_over_8_is_unsupported)
+{
+	/* nine functions, each calling the next */
+	static const struct bpf_insn raw[] = {
+		CALL_LOCAL(1), EXIT(), CALL_LOCAL(1), EXIT(), CALL_LOCAL(1), EXIT(),
+		CALL_LOCAL(1), EXIT(), CALL_LOCAL(1), EXIT(), CALL_LOCAL(1), EXIT(),
+		CALL_LOCAL(1), EXIT(), CALL_LOCAL(1), EXIT(), MOV64_IMM(0, 0), EXIT(),
+	};
+	struct run r;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_str_eq(r.p->unsupported, "call depth exceeds 8 frames");
+	done(&r);
+	/* eight frames are fine */
+	lift(&r, raw + 2, ARRAY_SIZE(raw) - 2, 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_ptr_null(r.p->unsupported);
+	ck_assert_uint_eq(r.p->nframes, 8);
+	done(&r);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ssa");
+	TCase *tc = tcase_create("lift");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, loop_stack_call_dump);
+	tcase_add_test(tc, unrolling_is_linear_in_bound);
+	tcase_add_test(tc, too_many_blocks_is_unsupported);
+	tcase_add_test(tc, irreducible_is_an_error);
+	tcase_add_test(tc, falling_off_the_end_is_an_error);
+	tcase_add_test(tc, bpf_loop_callback_is_inlined);
+	tcase_add_test(tc, tail_call_may_not_return);
+	tcase_add_test(tc, partial_stack_access);
+	tcase_add_test(tc, stack_atomics_are_read_modify_write);
+	tcase_add_test(tc, variable_stack_offset_is_unsupported);
+	tcase_add_test(tc, call_depth_over_8_is_unsupported);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
