@@ -1,6 +1,7 @@
 /* dump.c - --dump=object|insns|cfg|ssa: a printer for every stage. */
 #include "pipeline.h"
 
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>

@@ -1,0 +1,751 @@
+/* interp.c - the concrete BPF interpreter (contract: interp.h). */
+#include "interp.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- values ----------------------------------------------------------- */
+
+static uint64_t sext(uint64_t v, unsigned bits)
+{
+	uint64_t m = 1ull << (bits - 1);
+
+	if (bits >= 64)
+		return v;
+	v &= (m << 1) - 1;
+	return (v ^ m) - m;
+}
+
+static uint64_t zext(uint64_t v, unsigned bits)
+{
+	return bits >= 64 ? v : v & ((1ull << bits) - 1);
+}
+
+static uint64_t bswap(uint64_t v, unsigned bits)
+{
+	uint64_t r = 0;
+	unsigned i;
+
+	for (i = 0; i < bits / 8; i++)
+		r = (r << 8) | ((v >> (8 * i)) & 0xff);
+	return r;
+}
+
+static uint64_t load_le(const uint8_t *p, unsigned n)
+{
+	uint64_t v = 0;
+
+	while (n--)
+		v = (v << 8) | p[n];
+	return v;
+}
+
+static void store_le(uint8_t *p, unsigned n, uint64_t v)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++, v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+/* signed view of an operand of the given width */
+static int64_t sval(uint64_t v, bool is64)
+{
+	return is64 ? (int64_t)v : (int64_t)(int32_t)(uint32_t)v;
+}
+
+static uint64_t sdiv(uint64_t d, uint64_t s, bool is64)
+{
+	int64_t a = sval(d, is64), b = sval(s, is64);
+
+	if (b == 0)
+		return 0;
+	if (b == -1)    /* INT_MIN / -1 wraps to INT_MIN */
+		return -(uint64_t)a;
+	return (uint64_t)(a / b);
+}
+
+static uint64_t smod(uint64_t d, uint64_t s, bool is64)
+{
+	int64_t a = sval(d, is64), b = sval(s, is64);
+
+	if (b == 0)
+		return d;
+	if (b == -1)
+		return 0;
+	return (uint64_t)(a % b);   /* C: the sign follows the dividend */
+}
+
+/* ---- errors ----------------------------------------------------------- */
+
+static bool vfail(struct interp *ip, enum interp_status st, const char *fmt,
+		  va_list ap)
+{
+	if (ip->failed)
+		return false;
+	ip->failed = true;
+	ip->res.status = st;
+	vsnprintf(ip->res.msg, sizeof(ip->res.msg), fmt, ap);
+	return false;
+}
+
+static bool fail(struct interp *ip, enum interp_status st, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static bool fail(struct interp *ip, enum interp_status st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(ip, st, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+void interp_error(struct interp *ip, enum interp_status status,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail(ip, status, fmt, ap);
+	va_end(ap);
+}
+
+/* the run ended normally with R0 */
+static bool finish(struct interp *ip, uint64_t r0)
+{
+	ip->failed = true;
+	ip->res.status = INTERP_EXIT;
+	ip->res.r0 = r0;
+	ip->res.msg[0] = '\0';
+	return false;
+}
+
+const char *interp_status_name(enum interp_status s)
+{
+	switch (s) {
+	case INTERP_EXIT: return "exit";
+	case INTERP_FAULT: return "fault";
+	case INTERP_STEP_LIMIT: return "step limit";
+	case INTERP_UNSUPPORTED: return "unsupported";
+	case INTERP_INVALID: return "invalid";
+	}
+	return "?";
+}
+
+const char *interp_mem_kind_name(enum interp_mem_kind k)
+{
+	switch (k) {
+	case INTERP_MEM_STACK: return "stack";
+	case INTERP_MEM_CTX: return "ctx";
+	case INTERP_MEM_PACKET: return "packet";
+	case INTERP_MEM_MAP_VALUE: return "map value";
+	case INTERP_MEM_GLOBAL: return "global";
+	case INTERP_MEM_RINGBUF: return "ringbuf";
+	case INTERP_MEM_KERNEL: return "kernel object";
+	case INTERP_MEM_USER: return "user";
+	}
+	return "?";
+}
+
+/* ---- regions ---------------------------------------------------------- */
+
+struct interp_region *interp_region(struct interp *ip, int index)
+{
+	if (index < 0 || (size_t)index >= ip->regions.len)
+		return NULL;
+	return (struct interp_region *)ip->regions.data + index;
+}
+
+int interp_nregions(const struct interp *ip)
+{
+	return (int)ip->regions.len;
+}
+
+static bool contains(const struct interp_region *r, uint64_t addr,
+		     uint32_t size)
+{
+	return addr >= r->base && addr - r->base <= r->size &&
+	       size <= r->size - (addr - r->base);
+}
+
+static int region_any(const struct interp *ip, uint64_t addr, uint32_t size,
+		      bool need_live)
+{
+	const struct interp_region *r = ip->regions.data;
+	size_t i;
+
+	for (i = 0; i < ip->regions.len; i++)
+		if ((r[i].live || !need_live) && contains(&r[i], addr, size))
+			return (int)i;
+	return -1;
+}
+
+int interp_region_at(const struct interp *ip, uint64_t addr, uint32_t size)
+{
+	return region_any(ip, addr, size, true);
+}
+
+uint8_t *interp_mem(struct interp *ip, uint64_t addr, uint32_t size,
+		    bool write)
+{
+	int i = interp_region_at(ip, addr, size);
+	struct interp_region *r = interp_region(ip, i);
+
+	if (!r || (write && !r->writable))
+		return NULL;
+	return r->bytes + (addr - r->base);
+}
+
+int interp_add_region(struct interp *ip, enum interp_mem_kind kind,
+		      const char *name, uint64_t base, uint32_t size,
+		      void *bytes, bool writable)
+{
+	const struct interp_region *old = ip->regions.data;
+	struct interp_region *r;
+	size_t i, n = ip->regions.len;
+
+	if (size == 0 || size > INTERP_REGION_MAX_SIZE)
+		return -EINVAL;
+	if (!base)
+		base = INTERP_BASE(kind, n);
+	if (base + size < base)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		if (base < old[i].base + old[i].size &&
+		    old[i].base < base + size)
+			return -EINVAL;
+	r = buf_push(&ip->regions, sizeof(*r));
+	r->kind = kind;
+	r->base = base;
+	r->size = size;
+	r->writable = writable;
+	r->live = true;
+	r->name = name ? name : interp_mem_kind_name(kind);
+	r->owned = !bytes;
+	r->bytes = bytes ? bytes : calloc(1, size);
+	if (!r->bytes)
+		abort(); /* out of memory: tier 3 (base.h) */
+	return (int)n;
+}
+
+/* The region nearest to ADDR (within its 4 GiB window), for messages. */
+static const struct interp_region *nearest(const struct interp *ip,
+					   uint64_t addr)
+{
+	const struct interp_region *r = ip->regions.data, *best = NULL;
+	uint64_t bestd = 1ull << 32, dist;
+	size_t i;
+
+	for (i = 0; i < ip->regions.len; i++) {
+		dist = addr < r[i].base ? r[i].base - addr
+					: addr - (r[i].base + r[i].size);
+		if (addr >= r[i].base && addr < r[i].base + r[i].size)
+			dist = 0;
+		if (dist < bestd) {
+			bestd = dist;
+			best = &r[i];
+		}
+	}
+	return best;
+}
+
+/* Host pointer for an access by the current instruction, or a FAULT. */
+static uint8_t *access(struct interp *ip, uint64_t addr, uint32_t size,
+		       bool write, const char *what)
+{
+	const struct interp_region *r;
+	int i = region_any(ip, addr, size, false);
+	unsigned long long a = addr;
+
+	r = interp_region(ip, i);
+	if (r && r->live && (!write || r->writable))
+		return r->bytes + (addr - r->base);
+	ip->res.addr = addr;
+	ip->res.size = size;
+	if (r && !r->live)
+		fail(ip, INTERP_FAULT, "slot %u: %s of %u bytes at 0x%llx: "
+		     "region '%s' is dead (a returned frame)", ip->pc, what,
+		     size, a, r->name);
+	else if (r)
+		fail(ip, INTERP_FAULT, "slot %u: %s of %u bytes at 0x%llx: "
+		     "region '%s' is read-only", ip->pc, what, size, a,
+		     r->name);
+	else if ((r = nearest(ip, addr)))
+		fail(ip, INTERP_FAULT, "slot %u: %s of %u bytes at 0x%llx: "
+		     "outside region '%s' (offset %lld, size %u)", ip->pc,
+		     what, size, a, r->name, (long long)(addr - r->base),
+		     r->size);
+	else
+		fail(ip, INTERP_FAULT, "slot %u: %s of %u bytes at 0x%llx: "
+		     "not in any region", ip->pc, what, size, a);
+	return NULL;
+}
+
+/* ---- setup ------------------------------------------------------------ */
+
+int interp_init(struct interp *ip, struct insn *const *secs,
+		const uint32_t *nslots, int nsecs, const struct interp_env *env)
+{
+	unsigned f;
+
+	if (!ip || nsecs < 0 || (nsecs && (!secs || !nslots)))
+		return -EINVAL;
+	memset(ip, 0, sizeof(*ip));
+	ip->secs = secs;
+	ip->nslots = nslots;
+	ip->nsecs = nsecs;
+	ip->packet = -1;
+	if (env)
+		ip->env = *env;
+	for (f = 0; f < INTERP_MAX_FRAMES; f++) {
+		int i = interp_add_region(ip, INTERP_MEM_STACK, "stack", 0,
+					  ISA_STACK_SIZE, ip->stacks[f], true);
+
+		if (i != (int)f)
+			return -EINVAL;
+	}
+	return 0;
+}
+
+void interp_fini(struct interp *ip)
+{
+	struct interp_region *r = ip->regions.data;
+	size_t i;
+
+	for (i = 0; i < ip->regions.len; i++)
+		if (r[i].owned)
+			free(r[i].bytes);
+	buf_free(&ip->regions);
+}
+
+/* ---- control flow ----------------------------------------------------- */
+
+/* continue at (SEC, SLOT); checks that it is a real instruction */
+static bool go(struct interp *ip, int sec, int64_t slot)
+{
+	if (sec < 0 || sec >= ip->nsecs)
+		return fail(ip, INTERP_INVALID, "slot %u: transfer to section "
+			    "%d of %d", ip->pc, sec, ip->nsecs);
+	if (slot < 0 || slot >= ip->nslots[sec])
+		return fail(ip, INTERP_INVALID, "slot %u: %s slot %lld outside "
+			    "the section (%u slots)", ip->pc,
+			    slot == (int64_t)ip->pc + 1 ? "falls through to" :
+			    "transfer to", (long long)slot, ip->nslots[sec]);
+	if (ip->secs[sec][slot].cont)
+		return fail(ip, INTERP_INVALID, "slot %u: transfer into the "
+			    "second slot of an LD imm64 (slot %lld)", ip->pc,
+			    (long long)slot);
+	ip->sec = sec;
+	ip->pc = (uint32_t)slot;
+	return true;
+}
+
+static bool next(struct interp *ip)
+{
+	return go(ip, ip->sec, (int64_t)ip->pc + 1);
+}
+
+static bool local_call(struct interp *ip, int sec, int64_t target)
+{
+	struct interp_frame *f;
+	struct interp_region *stack;
+
+	if (ip->depth >= INTERP_MAX_FRAMES)
+		return fail(ip, INTERP_FAULT, "slot %u: call depth exceeds %d "
+			    "frames", ip->pc, INTERP_MAX_FRAMES);
+	f = &ip->frames[ip->depth];
+	f->ret_sec = ip->sec;
+	f->ret_slot = ip->pc + 1;
+	memcpy(f->saved, &ip->regs[6], sizeof(f->saved));
+	stack = interp_region(ip, (int)ip->depth);
+	stack->live = true;
+	memset(stack->bytes, 0, stack->size);
+	ip->depth++;
+	ip->regs[ISA_REG_FP] = stack->base + stack->size;
+	return go(ip, sec, target);
+}
+
+/* pop the current frame: r6-r10 back to the caller's, its stack dead */
+static struct interp_frame *pop_frame(struct interp *ip)
+{
+	struct interp_frame *f;
+
+	ip->depth--;
+	f = &ip->frames[ip->depth];
+	interp_region(ip, (int)ip->depth)->live = false;
+	memcpy(&ip->regs[6], f->saved, sizeof(f->saved));
+	return f;
+}
+
+static bool do_exit(struct interp *ip)
+{
+	struct interp_frame *f;
+
+	if (ip->depth <= 1)
+		return finish(ip, ip->regs[0]);
+	if (ip->depth == ip->stop_depth) {     /* an interp_invoke() returns */
+		pop_frame(ip);
+		ip->returned = true;
+		return false;
+	}
+	f = pop_frame(ip);
+	return go(ip, f->ret_sec, f->ret_slot);
+}
+
+static bool env_call(struct interp *ip, const struct insn *in, int64_t id)
+{
+	uint64_t ret = 0, args[5];
+	int err;
+
+	memcpy(args, &ip->regs[1], sizeof(args));  /* stable across invokes */
+	if (!ip->env.call)
+		return fail(ip, INTERP_UNSUPPORTED, "slot %u: %s %lld: no "
+			    "environment for calls", ip->pc,
+			    in->op == ISA_CALLX ? "callx" : "call",
+			    (long long)id);
+	err = ip->env.call(ip->env.arg, ip, in, id, args, &ret);
+	if (err < 0)
+		return fail(ip, INTERP_UNSUPPORTED, "slot %u: call %lld not "
+			    "supported", ip->pc, (long long)id);
+	if (ip->failed)  /* interp_error() but a non-negative return */
+		return false;
+	ip->regs[0] = ret;
+	if (err == INTERP_CALL_EXIT)
+		return finish(ip, ret);
+	return next(ip);
+}
+
+static bool exec_call(struct interp *ip, const struct insn *in)
+{
+	switch (in->ref.kind) {
+	case INSN_REF_SUBPROG:
+		return local_call(ip, in->ref.sec, in->ref.target);
+	case INSN_REF_HELPER:
+	case INSN_REF_KFUNC:
+		return env_call(ip, in, in->ref.index);
+	case INSN_REF_NONE:
+	case INSN_REF_MAP:
+	case INSN_REF_MAP_VALUE:
+	case INSN_REF_GLOBAL:
+	case INSN_REF_CALLBACK:
+	case INSN_REF_KSYM:
+		break;
+	}
+	if (in->src == ISA_CALL_LOCAL)
+		return local_call(ip, ip->sec, (int64_t)ip->pc + 1 + in->imm);
+	return env_call(ip, in, in->imm);
+}
+
+/* ---- instructions ----------------------------------------------------- */
+
+static bool put(struct interp *ip, unsigned reg, uint64_t v)
+{
+	if (reg == ISA_REG_FP)
+		return fail(ip, INTERP_INVALID, "slot %u: write to r10",
+			    ip->pc);
+	ip->regs[reg] = v;
+	return true;
+}
+
+/* ALU result: zero-extended for 32-bit operations */
+static bool alu(struct interp *ip, const struct insn *in, uint64_t v)
+{
+	return put(ip, in->dst, in->is64 ? v : (uint32_t)v) && next(ip);
+}
+
+static bool jump(struct interp *ip, const struct insn *in, bool taken)
+{
+	int64_t off = in->op == ISA_JA && !in->is64 ? in->imm : in->off;
+
+	return go(ip, ip->sec, (int64_t)ip->pc + 1 + (taken ? off : 0));
+}
+
+static bool exec_end(struct interp *ip, const struct insn *in)
+{
+	uint64_t d = ip->regs[in->dst];
+	unsigned bits = (unsigned)in->imm;
+
+	if (bits != 16 && bits != 32 && bits != 64)
+		return fail(ip, INTERP_INVALID, "slot %u: byte swap of width "
+			    "%u", ip->pc, bits);
+	if (in->op == ISA_LE)
+		return put(ip, in->dst, zext(d, bits)) && next(ip);
+	return put(ip, in->dst, bswap(d, bits)) && next(ip);
+}
+
+static bool exec_load(struct interp *ip, const struct insn *in)
+{
+	uint64_t addr = ip->regs[in->src] + (int64_t)in->off;
+	uint8_t *p = access(ip, addr, in->size, false, "load");
+	uint64_t v;
+
+	if (!p)
+		return false;
+	v = load_le(p, in->size);
+	if (in->op == ISA_LDXSX)
+		v = sext(v, 8u * in->size);
+	return put(ip, in->dst, v) && next(ip);
+}
+
+static bool exec_store(struct interp *ip, const struct insn *in)
+{
+	uint64_t addr = ip->regs[in->dst] + (int64_t)in->off;
+	uint64_t v = in->op == ISA_STX ? ip->regs[in->src]
+				       : (uint64_t)(int64_t)in->imm;
+	uint8_t *p = access(ip, addr, in->size, true, "store");
+
+	if (!p)
+		return false;
+	store_le(p, in->size, v);
+	return next(ip);
+}
+
+static bool exec_atomic(struct interp *ip, const struct insn *in)
+{
+	uint64_t addr = ip->regs[in->dst] + (int64_t)in->off;
+	unsigned bits = 8u * in->size;
+	uint8_t *p;
+	uint64_t old, s = zext(ip->regs[in->src], bits), v = 0;
+
+	if (in->size != 4 && in->size != 8)
+		return fail(ip, INTERP_INVALID, "slot %u: atomic of %u bytes",
+			    ip->pc, in->size);
+	p = access(ip, addr, in->size, true, "atomic");
+	if (!p)
+		return false;
+	old = load_le(p, in->size);
+	switch ((enum isa_atomic)in->aop) {
+	case ISA_ATOMIC_ADD: v = old + s; break;
+	case ISA_ATOMIC_OR:  v = old | s; break;
+	case ISA_ATOMIC_AND: v = old & s; break;
+	case ISA_ATOMIC_XOR: v = old ^ s; break;
+	case ISA_ATOMIC_XCHG: v = s; break;
+	case ISA_ATOMIC_CMPXCHG:
+		v = old == zext(ip->regs[0], bits) ? s : old;
+		store_le(p, in->size, v);
+		ip->regs[0] = old;
+		return next(ip);
+	case ISA_NATOMICS:
+		return fail(ip, INTERP_INVALID, "slot %u: atomic op %u",
+			    ip->pc, in->aop);
+	}
+	store_le(p, in->size, v);
+	if (in->fetch || in->aop == ISA_ATOMIC_XCHG)
+		return put(ip, in->src, old) && next(ip);
+	return next(ip);
+}
+
+static bool exec_lddw(struct interp *ip, const struct insn *in)
+{
+	uint64_t v = in->imm64;
+
+	if (in->ref.kind != INSN_REF_NONE || in->src != ISA_PSEUDO_NONE) {
+		if (!ip->env.lddw_value)
+			return fail(ip, INTERP_UNSUPPORTED, "slot %u: LD imm64 "
+				    "with a reference (src %u, ref %d): no "
+				    "environment", ip->pc, in->src,
+				    (int)in->ref.kind);
+		if (ip->env.lddw_value(ip->env.arg, ip, in, &v) < 0)
+			return fail(ip, INTERP_UNSUPPORTED, "slot %u: LD imm64 "
+				    "value not supported", ip->pc);
+		if (ip->failed)
+			return false;
+	}
+	return put(ip, in->dst, v) && go(ip, ip->sec, (int64_t)ip->pc + 2);
+}
+
+static bool exec_ldpkt(struct interp *ip, const struct insn *in)
+{
+	int idx = ip->packet;
+	struct interp_region *r = NULL;
+	int64_t off = in->imm;
+	size_t i;
+
+	if (in->op == ISA_LDIND)
+		off = (int32_t)(uint32_t)(ip->regs[in->src] + (int64_t)in->imm);
+	if (idx < 0)
+		for (i = 0; i < ip->regions.len && idx < 0; i++)
+			if (interp_region(ip, (int)i)->kind == INTERP_MEM_PACKET)
+				idx = (int)i;
+	r = interp_region(ip, idx);
+	if (!r)
+		return fail(ip, INTERP_UNSUPPORTED, "slot %u: legacy packet "
+			    "load without a packet region", ip->pc);
+	if (off < 0 && off >= -0x200000)
+		return fail(ip, INTERP_UNSUPPORTED, "slot %u: legacy packet "
+			    "load at the special offset %lld", ip->pc,
+			    (long long)off);
+	if (off < 0 || (uint64_t)off + in->size > r->size)
+		return finish(ip, 0);   /* the kernel: return 0 */
+	ip->regs[0] = bswap(load_le(r->bytes + off, in->size), 8u * in->size);
+	return next(ip);
+}
+
+static bool exec(struct interp *ip, const struct insn *in)
+{
+	uint64_t d = ip->regs[in->dst];
+	uint64_t s = in->srcreg ? ip->regs[in->src] : (uint64_t)(int64_t)in->imm;
+	unsigned w = in->is64 ? 64 : 32;
+
+	if (!in->is64) {
+		d = (uint32_t)d;
+		s = (uint32_t)s;
+	}
+	switch (in->op) {
+	case ISA_ADD:  return alu(ip, in, d + s);
+	case ISA_SUB:  return alu(ip, in, d - s);
+	case ISA_MUL:  return alu(ip, in, d * s);
+	case ISA_DIV:  return alu(ip, in, s ? d / s : 0);
+	case ISA_SDIV: return alu(ip, in, sdiv(d, s, in->is64));
+	case ISA_OR:   return alu(ip, in, d | s);
+	case ISA_AND:  return alu(ip, in, d & s);
+	case ISA_LSH:  return alu(ip, in, d << (s & (w - 1)));
+	case ISA_RSH:  return alu(ip, in, d >> (s & (w - 1)));
+	case ISA_NEG:  return alu(ip, in, -d);
+	case ISA_MOD:  return alu(ip, in, s ? d % s : d);
+	case ISA_SMOD: return alu(ip, in, smod(d, s, in->is64));
+	case ISA_XOR:  return alu(ip, in, d ^ s);
+	case ISA_MOV:  return alu(ip, in, s);
+	case ISA_MOVSX:
+		return alu(ip, in, sext(s, in->off == 8 || in->off == 16 ||
+					   in->off == 32 ? (unsigned)in->off : 64));
+	case ISA_ARSH:
+		return alu(ip, in, (uint64_t)(sval(d, in->is64) >> (s & (w - 1))));
+	case ISA_LE:
+	case ISA_BE:
+	case ISA_BSWAP: return exec_end(ip, in);
+	case ISA_JA:   return jump(ip, in, true);
+	case ISA_JEQ:  return jump(ip, in, d == s);
+	case ISA_JGT:  return jump(ip, in, d > s);
+	case ISA_JGE:  return jump(ip, in, d >= s);
+	case ISA_JSET: return jump(ip, in, (d & s) != 0);
+	case ISA_JNE:  return jump(ip, in, d != s);
+	case ISA_JSGT: return jump(ip, in, sval(d, in->is64) > sval(s, in->is64));
+	case ISA_JSGE: return jump(ip, in, sval(d, in->is64) >= sval(s, in->is64));
+	case ISA_JLT:  return jump(ip, in, d < s);
+	case ISA_JLE:  return jump(ip, in, d <= s);
+	case ISA_JSLT: return jump(ip, in, sval(d, in->is64) < sval(s, in->is64));
+	case ISA_JSLE: return jump(ip, in, sval(d, in->is64) <= sval(s, in->is64));
+	case ISA_CALL:  return exec_call(ip, in);
+	case ISA_CALLX: return env_call(ip, in, (int64_t)ip->regs[in->dst]);
+	case ISA_EXIT:  return do_exit(ip);
+	case ISA_LDDW:  return exec_lddw(ip, in);
+	case ISA_LDABS:
+	case ISA_LDIND: return exec_ldpkt(ip, in);
+	case ISA_LDX:
+	case ISA_LDXSX: return exec_load(ip, in);
+	case ISA_ST:
+	case ISA_STX:   return exec_store(ip, in);
+	case ISA_ATOMIC: return exec_atomic(ip, in);
+	case ISA_NOPS:
+		break;
+	}
+	return fail(ip, INTERP_INVALID, "slot %u: not an instruction (code "
+		    "0x%02x)", ip->pc, in->code);
+}
+
+static bool well_formed(struct interp *ip, const struct insn *in)
+{
+	if (in->dst >= ISA_NREGS || in->src >= ISA_NREGS)
+		return fail(ip, INTERP_INVALID, "slot %u: register out of "
+			    "range (dst %u, src %u)", ip->pc, in->dst, in->src);
+	if ((in->op == ISA_LDX || in->op == ISA_LDXSX || in->op == ISA_ST ||
+	     in->op == ISA_STX || in->op == ISA_ATOMIC || in->op == ISA_LDABS ||
+	     in->op == ISA_LDIND) &&
+	    in->size != 1 && in->size != 2 && in->size != 4 && in->size != 8)
+		return fail(ip, INTERP_INVALID, "slot %u: access size %u",
+			    ip->pc, in->size);
+	return true;
+}
+
+/* ---- the run ---------------------------------------------------------- */
+
+/* Execute until the run ends or an interp_invoke() callee returns. */
+static void run_loop(struct interp *ip)
+{
+	uint64_t limit = ip->max_steps ? ip->max_steps : INTERP_DEFAULT_STEPS;
+
+	while (!ip->failed && !ip->returned) {
+		const struct insn *in = &ip->secs[ip->sec][ip->pc];
+
+		if (ip->res.steps >= limit) {
+			fail(ip, INTERP_STEP_LIMIT, "slot %u: step limit of "
+			     "%llu instructions reached", ip->pc,
+			     (unsigned long long)limit);
+			break;
+		}
+		if (ip->env.on_insn)
+			ip->env.on_insn(ip->env.arg, ip->sec, ip->pc, ip->regs);
+		ip->res.steps++;
+		if (well_formed(ip, in))
+			exec(ip, in);
+	}
+}
+
+int interp_invoke(struct interp *ip, int sec, uint32_t slot,
+		  const uint64_t args[5], uint64_t *ret)
+{
+	uint64_t regs[ISA_NREGS];
+	int csec = ip->sec;
+	uint32_t cpc = ip->pc;
+	unsigned stop = ip->stop_depth;
+
+	if (!ip->running || ip->failed)
+		return -EINVAL;
+	memcpy(regs, ip->regs, sizeof(regs));
+	memmove(&ip->regs[1], args, 5 * sizeof(args[0]));
+	if (!local_call(ip, sec, slot)) {
+		memcpy(ip->regs, regs, sizeof(regs));
+		return -1;
+	}
+	ip->stop_depth = ip->depth;
+	run_loop(ip);
+	if (ip->failed)
+		return -1;      /* the run ends where the callee failed */
+	ip->returned = false;
+	ip->stop_depth = stop;
+	*ret = ip->regs[0];
+	memcpy(ip->regs, regs, sizeof(regs));
+	ip->sec = csec;
+	ip->pc = cpc;
+	return 0;
+}
+
+
+int interp_run(struct interp *ip, int sec, uint32_t slot,
+	       const uint64_t args[5], struct interp_result *out)
+{
+	struct interp_region *stack;
+	unsigned f;
+
+	if (sec < 0 || sec >= ip->nsecs || slot >= ip->nslots[sec] ||
+	    ip->secs[sec][slot].cont)
+		return -EINVAL;
+	memset(&ip->res, 0, sizeof(ip->res));
+	memset(ip->regs, 0, sizeof(ip->regs));
+	if (args)
+		memcpy(&ip->regs[1], args, 5 * sizeof(args[0]));
+	for (f = 0; f < INTERP_MAX_FRAMES; f++)
+		interp_region(ip, (int)f)->live = f == 0;
+	stack = interp_region(ip, 0);
+	memset(stack->bytes, 0, stack->size);
+	ip->regs[ISA_REG_FP] = stack->base + stack->size;
+	ip->depth = 1;
+	ip->failed = false;
+	ip->returned = false;
+	ip->sec = sec;
+	ip->pc = slot;
+	ip->stop_depth = 0;
+	ip->running = true;
+	run_loop(ip);
+	ip->running = false;
+	ip->res.sec = ip->sec;
+	ip->res.slot = ip->pc;
+	ip->res.depth = ip->depth;
+	if (out)
+		*out = ip->res;
+	return (int)ip->res.status;
+}

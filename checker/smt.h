@@ -1,0 +1,107 @@
+/* smt.h - stage 5: the Z3 bit-vector encoding of the SSA IR, and queries.
+ *
+ * Contract:
+ * - struct smt is one Z3 context (plain Z3_mk_context: an AST lives until a
+ *   solver pop goes below the scope it was made in, so encodings are built
+ *   at the base scope) with one solver (Z3's qfbv tactic, see smt_new). The
+ *   installed error handler does not exit; every Z3 call is checked with
+ *   Z3_get_error_code and the first error is kept (smt_error). No globals:
+ *   contexts may run in parallel, one per thread. One program per context.
+ * - smt_encode() translates a whole ssa_prog (ssa.h) into terms, blocks in
+ *   topological order:
+ *     value    -> a 64-bit bit-vector (exact BPF semantics: see smt.c);
+ *     block b  -> guard(b): b executes. guard(b0) = true; guard(b) = OR over
+ *                 the incoming edges of guard(pred) AND the edge condition
+ *                 (BRANCH: `a op b` for succ[0], its negation for succ[1]);
+ *     PHI      -> ite over its incoming edges' conditions;
+ *     memory   -> one flat byte memory (array BV64 -> BV8) threaded through
+ *                 the DAG: a block's memory in is the ite over its incoming
+ *                 edges of the predecessors' memory out; mem0 is free.
+ *   Modelling choices (over-approximations, each one a fresh variable):
+ *     INPUT rN: the term bound in smt_input, else a variable "rN";
+ *     FRAME f: a variable "fp<f>", 8-aligned, in frame f's own window
+ *       [SMT_STACK_BASE + f * SMT_STACK_WINDOW + 512, + SMT_STACK_WINDOW)
+ *       (background assertions; windows of distinct frames are disjoint).
+ *       Stack slots never go through memory: the address only matters for
+ *       pointer arithmetic and comparisons. Other pointers are not yet
+ *       kept out of this range;
+ *     UNDEF: a fresh variable per use; ADDR, HAVOC, TAILRET, LDPKT: fresh
+ *       per value (LDPKT's out-of-bounds exit is not modelled);
+ *     CALL: r0 fresh, and the flat memory after the call is a fresh array
+ *       (an unknown helper may write any memory; helper models narrow this).
+ * - Results: result (the program's r0: ite over the exit blocks' guards),
+ *   reach_exit (OR of exit guards), reach_unwind (OR of the guards of the
+ *   unwinding markers; the checker must prove it false).
+ * - smt_prove(): push; assert NOT claim; check; pop. UNSAT = SMT_HOLDS,
+ *   SAT = SMT_VIOLATED with a model, UNKNOWN = SMT_UNKNOWN with Z3's reason
+ *   (timeout, error). Verdicts are never merged.
+ */
+#ifndef INVCHECK_SMT_H
+#define INVCHECK_SMT_H
+
+#include "base.h"
+#include "ssa.h"
+
+#include <z3.h>
+
+#define SMT_STACK_BASE   0xffffc90000000000ull  /* where frames live */
+#define SMT_STACK_WINDOW 0x100000ull            /* one window per frame */
+
+struct smt;
+
+struct smt *smt_new(void);
+void smt_free(struct smt *s);
+Z3_context smt_ctx(const struct smt *s);
+/* The first Z3 error ("Z3 error N: text"), or NULL. */
+const char *smt_error(const struct smt *s);
+
+/* Terms the caller may need to build claims. */
+Z3_ast smt_bv64(struct smt *s, uint64_t v);
+Z3_ast smt_eq(struct smt *s, Z3_ast a, Z3_ast b);
+Z3_ast smt_not(struct smt *s, Z3_ast a);
+Z3_ast smt_and(struct smt *s, Z3_ast a, Z3_ast b);
+Z3_ast smt_implies(struct smt *s, Z3_ast a, Z3_ast b);
+/* Assert F in the base scope (an assumption of every later query). */
+void smt_assume(struct smt *s, Z3_ast f);
+
+struct smt_input {
+	Z3_ast reg[6];            /* r1..r5 at entry (reg[1..5]); NULL: free "rN" */
+};
+
+struct smt_prog {
+	const struct ssa_prog *p;
+	Z3_ast *val;              /* by value id; NULL for UNDEF (fresh per use) */
+	Z3_ast *guard;            /* by block */
+	Z3_ast **edge;            /* by block, by incoming edge: pred guard AND cond */
+	Z3_ast *mem_out;          /* by block: flat memory after it */
+	Z3_ast mem0;              /* the initial flat memory (free) */
+	Z3_ast input[6];          /* r1..r5 as used */
+	Z3_ast *frame;            /* by frame id: r10 */
+	Z3_ast result, reach_exit, reach_unwind;
+};
+
+/* Encode P (not unsupported) in S; the tables live in arena A. Returns 0,
+ * -EINVAL for an unsupported program, -EIO on a Z3 error (smt_error). */
+int smt_encode(struct smt *s, const struct ssa_prog *p, const struct smt_input *in,
+	       struct arena *a, struct smt_prog **out);
+/* Constrain N bytes of mem0 at ADDR. */
+void smt_assume_bytes(struct smt *s, const struct smt_prog *e, uint64_t addr,
+		      const uint8_t *bytes, size_t n);
+
+enum smt_verdict { SMT_HOLDS, SMT_VIOLATED, SMT_UNKNOWN };
+
+struct smt_result {
+	enum smt_verdict verdict;
+	Z3_model model;           /* VIOLATED: the counterexample (smt_release) */
+	char reason[200];         /* UNKNOWN: why (timeout, Z3 error, ...) */
+};
+
+/* Does CLAIM hold under the assumptions? TIMEOUT_MS 0: no limit. Returns 0,
+ * or -EIO when Z3 failed (then r->verdict is SMT_UNKNOWN with the error). */
+int smt_prove(struct smt *s, Z3_ast claim, unsigned timeout_ms, struct smt_result *r);
+void smt_release(struct smt *s, struct smt_result *r);
+/* Value of bit-vector T (up to 64 bits) in model M (completed). 0 or -EINVAL. */
+int smt_eval_u64(struct smt *s, Z3_model m, Z3_ast t, uint64_t *out);
+const char *smt_verdict_name(enum smt_verdict v);
+
+#endif
