@@ -223,8 +223,37 @@ static void set_ptr_alu(struct lifter *l, uint32_t v, const struct insn *in,
 	}
 }
 
+/* Constant folding of ALU operations on two constants (exact BPF rules:
+ * 32-bit results zero-extended, shifts masked, x / 0 = 0, x % 0 = x). The
+ * signed operations are left to the encoder. Returns false if not folded. */
+static bool fold_alu(enum isa_op op, bool is64, uint64_t a, uint64_t b, uint64_t *out)
+{
+	uint64_t m = is64 ? ~0ull : 0xffffffffull, x = a & m, y = b & m, r;
+	unsigned sh = (unsigned)(y & (is64 ? 63 : 31));
+
+	switch ((int)op) { /* the foldable subset of the ALU operations */
+	case ISA_ADD: r = x + y; break;
+	case ISA_SUB: r = x - y; break;
+	case ISA_MUL: r = x * y; break;
+	case ISA_DIV: r = y ? x / y : 0; break;
+	case ISA_MOD: r = y ? x % y : x; break;
+	case ISA_OR: r = x | y; break;
+	case ISA_AND: r = x & y; break;
+	case ISA_XOR: r = x ^ y; break;
+	case ISA_LSH: r = x << sh; break;
+	case ISA_RSH: r = x >> sh; break;
+	case ISA_MOV: r = y; break;
+	default:
+		return false;
+	}
+	*out = r & m;
+	return true;
+}
+
 static void lift_alu(struct lifter *l, const struct insn *in)
 {
+	int64_t ca = 0, cb = 0;
+	uint64_t folded;
 	uint32_t a = l->st->regs[in->dst], b;
 	struct ssa_insn *v;
 
@@ -239,6 +268,11 @@ static void lift_alu(struct lifter *l, const struct insn *in)
 		}
 	}
 	b = operand(l, in);
+	if ((in->op == ISA_MOV || is_const(l, a, &ca)) && is_const(l, b, &cb) &&
+	    fold_alu(in->op, in->is64, (uint64_t)ca, (uint64_t)cb, &folded)) {
+		l->st->regs[in->dst] = mkconst(l, (int64_t)folded);
+		return;
+	}
 	v = emit(l, SSA_ALU, 2);
 	v->op = (uint8_t)in->op;
 	v->is64 = in->is64;
@@ -397,6 +431,10 @@ static void lift_ldpkt(struct lifter *l, const struct insn *in)
 	struct ssa_insn *v = emit(l, SSA_LDPKT, 2);
 	int r;
 
+	/* An out-of-bounds legacy packet load ends the program with r0 = 0;
+	 * that path is not in the IR yet, so results would be unsound. */
+	unsupported(l, "insn %u: legacy packet load (LD_ABS/LD_IND): its out-of-bounds exit is not modelled",
+		    l->slot);
 	v->args[0] = l->st->regs[6];
 	v->args[1] = in->op == ISA_LDIND ? l->st->regs[in->src] : 0;
 	v->imm = in->imm;
@@ -480,6 +518,24 @@ static void lift_call(struct lifter *l, const struct insn *in)
 	l->st->regs[0] = v->id;
 }
 
+/* callx through a register holding a known constant is that helper call;
+ * any other target is not modelled. */
+static void lift_callx(struct lifter *l, const struct insn *in)
+{
+	struct insn h = *in;
+	int64_t id;
+
+	if (!is_const(l, l->st->regs[in->dst], &id) || id < 0 || id > INT32_MAX) {
+		unsupported(l, "insn %u: indirect call (callx) to an unknown target", l->slot);
+		return;
+	}
+	h.op = ISA_CALL;
+	h.imm = (int32_t)id;
+	h.ref.kind = INSN_REF_HELPER;
+	h.ref.index = (int)id;
+	lift_call(l, &h);
+}
+
 static void lift_insn(struct lifter *l, const struct insn *in)
 {
 	switch (isa_table[in->op].kind) {
@@ -511,7 +567,7 @@ static void lift_insn(struct lifter *l, const struct insn *in)
 		lift_call(l, in);
 		break;
 	case ISA_K_CALLX:
-		unsupported(l, "insn %u: indirect call (callx)", l->slot);
+		lift_callx(l, in);
 		break;
 	case ISA_K_JA: case ISA_K_JCOND: case ISA_K_EXIT: case ISA_NKINDS:
 		break;
@@ -585,8 +641,8 @@ static void phi_ptr(struct lifter *l, struct ssa_insn *phi)
 		}
 		/* stack pointer on some paths only: accesses through it are
 		 * not resolvable */
-		acc.kind = PTR_FPDYN;
 		acc.frame = acc.kind != PTR_NONE ? acc.frame : o->frame;
+		acc.kind = PTR_FPDYN;
 	}
 	*ptr(l, phi->id) = acc;
 }

@@ -82,18 +82,18 @@ static void done(struct run *r)
 	arena_free(r->a);
 }
 
-/* r0 = 0; r1 = 0; do { r0 += r1; *(u64 *)(r10 - 8) = r0; r1 += 1; }
+/* r0 = r2; r1 = 0; do { r0 += r1; *(u64 *)(r10 - 8) = r0; r1 += 1; }
  * while (r1 < 5); r0 = *(u32 *)(r10 - 8); r0 = f(r1); exit;
  * f: r0 = r1 + 1; exit */
 static const struct bpf_insn loop_prog[] = {
-	MOV64_IMM(0, 0), MOV64_IMM(1, 0),
+	MOV64_REG(0, 2), MOV64_IMM(1, 0),
 	ADD64_REG(0, 1), STX_DW(10, 0, -8), ADD64_IMM(1, 1), JLT_IMM(1, 5, -4),
 	LDX_W(0, 10, -8), CALL_LOCAL(1), EXIT(),
 	MOV64_REG(0, 1), ADD64_IMM(0, 1), EXIT(),
 };
 
 static const char loop_golden[] =
-	"; program main: 8 blocks, 27 values, 2 frames, loop bound 3, 1 unwinding markers\n"
+	"; program main: 8 blocks, 26 values, 2 frames, loop bound 3, 1 unwinding markers\n"
 	"; frame 1: func@9, called from frame 0 at insn 7\n"
 	"b0:    ; main frame 0\n"
 	"  v1 = input r1 (context)\n"
@@ -103,40 +103,39 @@ static const char loop_golden[] =
 	"  v5 = input r5\n"
 	"  v6 = frame 0 (r10)\n"
 	"  v7 = const 0\n"
-	"  v8 = const 0\n"
 	"  goto b1\n"
 	"b1: <- b0    ; main frame 0\n"
-	"  v9 = add64 v7, v8    ; insn 2\n"
+	"  v8 = add64 v2, v7    ; insn 2\n"
+	"  v9 = const 0x1\n"
 	"  v10 = const 0x1\n"
-	"  v11 = add64 v8, v10    ; insn 4\n"
-	"  v12 = const 0x5\n"
-	"  if v11 < v12 goto b2 else b5\n"
-	"b2: <- b1 [v11 < v12]    ; main frame 0\n"
-	"  v13 = add64 v9, v11    ; insn 2\n"
-	"  v14 = const 0x1\n"
-	"  v15 = add64 v11, v14    ; insn 4\n"
-	"  v16 = const 0x5\n"
-	"  if v15 < v16 goto b3 else b5\n"
-	"b3: <- b2 [v15 < v16]    ; main frame 0\n"
-	"  v17 = add64 v13, v15    ; insn 2\n"
-	"  v18 = const 0x1\n"
-	"  v19 = add64 v15, v18    ; insn 4\n"
-	"  v20 = const 0x5\n"
-	"  if v19 < v20 goto b4 else b5\n"
-	"b4: <- b3 [v19 < v20]    ; main frame 0, loop bound reached\n"
+	"  v11 = const 0x5\n"
+	"  if v10 < v11 goto b2 else b5\n"
+	"b2: <- b1 [v10 < v11]    ; main frame 0\n"
+	"  v12 = add64 v8, v10    ; insn 2\n"
+	"  v13 = const 0x1\n"
+	"  v14 = const 0x2\n"
+	"  v15 = const 0x5\n"
+	"  if v14 < v15 goto b3 else b5\n"
+	"b3: <- b2 [v14 < v15]    ; main frame 0\n"
+	"  v16 = add64 v12, v14    ; insn 2\n"
+	"  v17 = const 0x1\n"
+	"  v18 = const 0x3\n"
+	"  v19 = const 0x5\n"
+	"  if v18 < v19 goto b4 else b5\n"
+	"b4: <- b3 [v18 < v19]    ; main frame 0, loop bound reached\n"
 	"  unwind    ; loop bound reached: must be unreachable\n"
-	"b5: <- b1 [!(v11 < v12)], b2 [!(v15 < v16)], b3 [!(v19 < v20)]    ; main frame 0\n"
-	"  v21 = phi [b1: v9], [b2: v13], [b3: v17]    ; r0, fp0-8\n"
-	"  v22 = phi [b1: v11], [b2: v15], [b3: v19]    ; r1\n"
-	"  v23 = extract.u32 v21 @0    ; insn 6\n"
+	"b5: <- b1 [!(v10 < v11)], b2 [!(v14 < v15)], b3 [!(v18 < v19)]    ; main frame 0\n"
+	"  v20 = phi [b1: v8], [b2: v12], [b3: v16]    ; r0, fp0-8\n"
+	"  v21 = phi [b1: v10], [b2: v14], [b3: v18]    ; r1\n"
+	"  v22 = extract.u32 v20 @0    ; insn 6\n"
 	"  goto b6\n"
 	"b6: <- b5    ; func@9 frame 1\n"
-	"  v24 = frame 1 (r10)\n"
-	"  v25 = const 0x1\n"
-	"  v26 = add64 v22, v25    ; insn 10\n"
+	"  v23 = frame 1 (r10)\n"
+	"  v24 = const 0x1\n"
+	"  v25 = add64 v21, v24    ; insn 10\n"
 	"  goto b7\n"
 	"b7: <- b6    ; main frame 0\n"
-	"  exit v26\n";
+	"  exit v25\n";
 
 START_TEST(loop_stack_call_dump)
 {
@@ -341,6 +340,74 @@ START_TEST(call_depth_over_8_is_unsupported)
 }
 END_TEST
 
+/* Two constants fold to a constant with BPF's rules. */
+START_TEST(constants_fold)
+{
+	static const struct bpf_insn raw[] = {
+		{ 0xb4, 1, 0, 0, -1 },       /* w1 = -1 */
+		{ 0x04, 1, 0, 0, 1 },        /* w1 += 1: wraps to 0, zero-extended */
+		{ 0xb7, 2, 0, 0, 7 },        /* r2 = 7 */
+		{ 0x3f, 2, 1, 0, 0 },        /* r2 /= r1: division by zero is 0 */
+		{ 0xb7, 0, 0, 0, 9 },
+		{ 0x9f, 0, 1, 0, 0 },        /* r0 %= r1: modulo by zero keeps r0 */
+		{ 0x0f, 0, 2, 0, 0 },        /* r0 += r2 */
+		EXIT(),
+	};
+	struct run r;
+	struct ssa_insn *v;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	v = r.p->values[r.p->blocks[r.p->nblocks - 1]->a];
+	ck_assert_int_eq(v->kind, SSA_CONST);
+	ck_assert_int_eq(v->imm, 9);
+	done(&r);
+}
+END_TEST
+
+START_TEST(callx_of_a_constant_is_that_helper)
+{
+	static const struct bpf_insn raw[] = {
+		MOV64_IMM(2, BPF_FUNC_ktime_get_ns), { 0x8d, 2, 0, 0, 0 }, EXIT(),
+	};
+	struct run r;
+	char *text;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_ptr_null(r.p->unsupported);
+	text = dump(&r);
+	ck_assert_ptr_nonnull(strstr(text, "= call bpf_ktime_get_ns#5("));
+	free(text);
+	done(&r);
+}
+END_TEST
+
+START_TEST(callx_of_an_unknown_target_is_unsupported)
+{
+	static const struct bpf_insn raw[] = { { 0x8d, 1, 0, 0, 0 }, EXIT() };
+	struct run r;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_str_eq(r.p->unsupported, "insn 0: indirect call (callx) to an unknown target");
+	done(&r);
+}
+END_TEST
+
+START_TEST(legacy_packet_load_is_unsupported)
+{
+	static const struct bpf_insn raw[] = {
+		MOV64_REG(6, 1), { 0x30, 0, 0, 0, 12 } /* r0 = *(u8 *)skb[12] */, EXIT(),
+	};
+	struct run r;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_str_eq(r.p->unsupported,
+			 "insn 1: legacy packet load (LD_ABS/LD_IND): its out-of-bounds exit is not modelled");
+	done(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ssa");
@@ -359,6 +426,10 @@ int main(void)
 	tcase_add_test(tc, stack_atomics_are_read_modify_write);
 	tcase_add_test(tc, variable_stack_offset_is_unsupported);
 	tcase_add_test(tc, call_depth_over_8_is_unsupported);
+	tcase_add_test(tc, constants_fold);
+	tcase_add_test(tc, callx_of_a_constant_is_that_helper);
+	tcase_add_test(tc, callx_of_an_unknown_target_is_unsupported);
+	tcase_add_test(tc, legacy_packet_load_is_unsupported);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
