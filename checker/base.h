@@ -79,5 +79,8 @@ int diag_fail(struct diag *d, const char *file, const char *fmt, ...)
 /* Format a message the way the CLI prints it: "file:line:col: error: text". */
 int diag_format(const struct diag_msg *m, char *out, size_t size);
 const char *diag_level_name(enum diag_level lvl);
+/* "a/b/../c" -> "a/c": lexical clean-up of a path for messages; returns OUT,
+ * or IN when it does not fit. */
+const char *path_clean(const char *in, char *out, size_t size);
 
 #endif

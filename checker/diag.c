@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *diag_level_name(enum diag_level lvl)
 {
@@ -72,4 +73,49 @@ int diag_format(const struct diag_msg *m, char *out, size_t size)
 	if (m->file)
 		return snprintf(out, size, "%s: %s: %s", m->file, lvl, m->text);
 	return snprintf(out, size, "bpf-invcheck: %s: %s", lvl, m->text);
+}
+
+/* Lexically normalise a path for messages: drop "." components and fold
+ * "dir/.." pairs ("/src/build/../examples/a.c" -> "/src/examples/a.c"),
+ * as compilers print them. Never touches the file system. */
+const char *path_clean(const char *in, char *out, size_t size)
+{
+	size_t starts[256], n = 0, len = 0;
+	const char *p = in;
+	bool abs = *in == '/';
+
+	if (!size)
+		return in;
+	if (abs && len + 1 < size)
+		out[len++] = '/';
+	while (*p) {
+		const char *e = p;
+		size_t clen;
+
+		while (*e && *e != '/')
+			e++;
+		clen = (size_t)(e - p);
+		if (clen == 0 || (clen == 1 && p[0] == '.')) {
+			/* skip */
+		} else if (clen == 2 && p[0] == '.' && p[1] == '.' && n &&
+			   !(out[starts[n - 1]] == '.' && out[starts[n - 1] + 1] == '.' &&
+			     (starts[n - 1] + 2 == len || out[starts[n - 1] + 2] == '/'))) {
+			len = starts[--n];
+			if (len > (size_t)abs)
+				len--; /* the separator before it */
+		} else if (n < ARRAY_SIZE(starts) && len + clen + 2 < size) {
+			if (len > (size_t)abs)
+				out[len++] = '/';
+			starts[n++] = len;
+			memcpy(out + len, p, clen);
+			len += clen;
+		} else {
+			return in; /* too long: print it as it is */
+		}
+		p = *e ? e + 1 : e;
+	}
+	if (!len)
+		out[len++] = '.';
+	out[len] = 0;
+	return out;
 }

@@ -112,7 +112,10 @@ static void dump_func_insns(const struct loaded *l, int func, FILE *out)
 		if (in->cont)
 			continue;
 		if (ln && ln != last && ln->line && ln->slot == s) {
-			fprintf(out, "; %s:%u:%u %s\n", ln->file, ln->line, ln->col,
+			char path[512];
+
+			fprintf(out, "; %s:%u:%u %s\n",
+				path_clean(ln->file, path, sizeof(path)), ln->line, ln->col,
 				ln->text ? ln->text : "");
 			last = ln;
 		}

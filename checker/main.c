@@ -41,6 +41,12 @@ static void usage(FILE *out)
 	      out);
 }
 
+static int usage_error(const char *what)
+{
+	fprintf(stderr, "bpf-invcheck: error: %s; try 'bpf-invcheck --help'\n", what);
+	return -1;
+}
+
 struct cli {
 	int dump;
 	const char *program;
@@ -101,7 +107,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			printf("bpf-invcheck %s\n", INVCHECK_VERSION);
 			exit(0);
 		default:
-			fprintf(stderr, "bpf-invcheck: error: unknown option '%s'\n", argv[optind - 1]);
+			fprintf(stderr, "bpf-invcheck: error: unknown option '%s' or missing value; try 'bpf-invcheck --help'\n",
+				argv[optind - 1]);
 			return -1;
 		}
 	}
@@ -109,10 +116,14 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		c->object = argv[optind++];
 	if (optind < argc)
 		c->spec = argv[optind++];
-	if (optind < argc || !c->object || (c->dump < 0 && !c->spec) || (c->dump >= 0 && c->spec)) {
-		usage(stderr);
-		return -1;
-	}
+	if (!c->object)
+		return usage_error("missing OBJECT");
+	if (optind < argc)
+		return usage_error("too many arguments");
+	if (c->dump < 0 && !c->spec)
+		return usage_error("missing SPEC (or --dump=STAGE to print a stage)");
+	if (c->dump >= 0 && c->spec)
+		return usage_error("--dump takes only an OBJECT, not a SPEC");
 	return 0;
 }
 

@@ -247,10 +247,16 @@ static int sec_data(struct loader *l, size_t i)
 static int read_sections(struct loader *l, size_t fsize)
 {
 	size_t n, shstrndx, i;
+	GElf_Ehdr eh;
 	int err = 0;
 
-	if (elf_getshdrnum(l->elf, &n) || elf_getshdrstrndx(l->elf, &shstrndx))
+	if (!gelf_getehdr(l->elf, &eh) || elf_getshdrnum(l->elf, &n) ||
+	    elf_getshdrstrndx(l->elf, &shstrndx))
 		return loader_fail(l, "cannot read section headers: %s", elf_errmsg(-1));
+	/* the count may come from section 0 (extended numbering) */
+	if (n > (fsize - eh.e_shoff) / sizeof(Elf64_Shdr))
+		return loader_fail(l, "section header table (%zu entries at offset 0x%llx) is outside the file (%zu bytes)",
+				   n, (unsigned long long)eh.e_shoff, fsize);
 	l->nsecs = n;
 	l->secs = arena_new_array(l->a, struct lsec, n ? n : 1);
 	for (i = 1; i < n && !err; i++)
@@ -409,9 +415,9 @@ static int add_func(struct loader *l, struct vec *v, const struct lsym *y)
 	return 0;
 }
 
-/* Sizes of functions whose symbol has st_size 0, and overlap checks. */
-static int fix_func_sizes(struct loader *l, struct obj_func *fs, uint32_t n,
-			  const bool *sized)
+/* Functions whose symbol has st_size 0 (nslots 0) reach up to the next
+ * function or the section end; the others must not overlap. */
+static int fix_func_sizes(struct loader *l, struct obj_func *fs, uint32_t n)
 {
 	uint32_t i;
 
@@ -421,7 +427,7 @@ static int fix_func_sizes(struct loader *l, struct obj_func *fs, uint32_t n,
 
 		if (i + 1 < n && fs[i + 1].sec == f->sec)
 			end = fs[i + 1].start;
-		if (!sized[i])
+		if (!f->nslots)
 			f->nslots = end - f->start;
 		else if (f->start + f->nslots > end)
 			return loader_fail(l, "functions '%s' and '%s' overlap in section '%s'",
@@ -433,7 +439,6 @@ static int fix_func_sizes(struct loader *l, struct obj_func *fs, uint32_t n,
 static int collect_funcs(struct loader *l)
 {
 	struct vec v = { 0 };
-	bool *sized;
 	size_t i;
 	int err = 0;
 
@@ -447,14 +452,10 @@ static int collect_funcs(struct loader *l)
 	}
 	if (err)
 		return err;
-	/* nslots 0 (st_size 0) means "up to the next function". */
 	loader_sort(v.data, v.len, sizeof(struct obj_func), func_cmp);
-	sized = arena_new_array(l->a, bool, v.len ? v.len : 1);
-	for (i = 0; i < v.len; i++)
-		sized[i] = ((struct obj_func *)v.data)[i].nslots != 0;
 	l->o->funcs = v.data;
 	l->o->nfuncs = (uint32_t)v.len;
-	return fix_func_sizes(l, l->o->funcs, l->o->nfuncs, sized);
+	return fix_func_sizes(l, l->o->funcs, l->o->nfuncs);
 }
 
 /* First function with (sec, start) >= (SEC, SLOT). */
@@ -762,7 +763,7 @@ int object_open_mem(const void *data, size_t size, const char *name,
 	int err;
 
 	*out = NULL;
-	o->path = arena_strdup(a, name);
+	o->path = arena_strdup(a, name ? name : "<memory>");
 	o->arena = a;
 	l.path = o->path;
 	err = check_ehdr(&l, data, size);

@@ -104,7 +104,7 @@ struct obj_map {
 struct obj_var {
 	const char *name;
 	uint32_t off, size;
-	uint32_t btf_type_id;        /* 0 without BTF */
+	uint32_t btf_type_id;        /* the variable's type (not its VAR); 0 without BTF */
 	bool global;
 };
 
@@ -122,7 +122,8 @@ struct obj_datasec {                 /* .rodata, .data, .bss, .data.*, .rodata.*
 struct obj_kfunc {
 	const char *name;            /* extern symbol, flavour suffix kept */
 	uint32_t btf_id;             /* FUNC in the object's raw BTF, or 0 */
-	const char *proto;           /* "s32 scx_bpf_create_dsq(u64 dsq_id, s32 node)", or NULL */
+	const char *proto;           /* "s32 scx_bpf_create_dsq(u64 dsq_id, s32 node)", or NULL;
+	                              * parameters without a BTF name print as the type only */
 };
 
 struct obj_extern {                  /* extern kernel variable (.ksyms/.kconfig) */
@@ -141,10 +142,11 @@ struct object {
 	const char *path;
 	struct arena *arena;
 	struct btf *btf;             /* raw .BTF as in the file, or NULL */
-	const char *license;
+	const char *license;         /* NULL without a "license" section */
 	struct obj_section *sections;  uint32_t nsections;
 	struct obj_func *funcs;        uint32_t nfuncs;    /* sorted by (sec, start) */
-	struct obj_map *maps;          uint32_t nmaps;
+	struct obj_map *maps;          uint32_t nmaps;     /* in libbpf's order: .maps/maps
+	                                                    * by offset, data, struct_ops */
 	struct obj_datasec *datasecs;  uint32_t ndatasecs;
 	struct obj_kfunc *kfuncs;      uint32_t nkfuncs;
 	struct obj_extern *externs;    uint32_t nexterns;

@@ -348,7 +348,9 @@ static int legacy_maps(struct loader *l, size_t shndx)
 	return 0;
 }
 
-/* "<objname>.rodata": objname is the file's basename up to its first '.'. */
+/* As libbpf names them: "<objname>.rodata" (objname is the file's basename
+ * up to its first '.'), but custom sections keep their own name
+ * (".rodata.str1.1", ".data.tuning"). */
 static void data_maps(struct loader *l)
 {
 	struct object *o = l->o;
@@ -363,7 +365,8 @@ static void data_maps(struct loader *l)
 		struct obj_map *m;
 
 		ds->map = (int)l->maps.len;
-		m = push_map(l, ds->elf_index, arena_printf(l->a, "%.*s%s", (int)n, base, ds->name));
+		m = push_map(l, ds->elf_index, strchr(ds->name + 1, '.') ? ds->name :
+				arena_printf(l->a, "%.*s%s", (int)n, base, ds->name));
 		m->type = BPF_MAP_TYPE_ARRAY;
 		m->key_size = 4;
 		m->value_size = ds->size;

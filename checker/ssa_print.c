@@ -186,8 +186,11 @@ static void print_insn(const struct ssa_prog *p, const struct ssa_block *b,
 		const struct obj_line *ln = object_line_at(&p->o->sections[v->sec], v->slot);
 
 		fprintf(out, "    ; insn %u", v->slot);
+		char path[512];
+
 		if (ln && ln->line)
-			fprintf(out, " %s:%u:%u", ln->file, ln->line, ln->col);
+			fprintf(out, " %s:%u:%u", path_clean(ln->file, path, sizeof(path)),
+				ln->line, ln->col);
 	}
 	fputc('\n', out);
 }

@@ -7,14 +7,18 @@ expected=$1
 shift
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
-"$@" >"$out"
+"$@" >"$out.raw"
 rc=$?
+# paths of the source tree print as SRC, so the files do not depend on
+# where the tree is checked out
+sed "s|${GOLDEN_SRC:-/nonexistent}|SRC|g" "$out.raw" >"$out"
+rm -f "$out.raw"
 if [ "$rc" -ne 0 ]; then
 	echo "golden: '$*' exited with $rc" >&2
 	exit 1
 fi
 if [ "${REGEN:-}" = 1 ]; then
-	cp "$out" "$expected"
+	cp "$out" "$expected" && chmod 644 "$expected"
 	exit 0
 fi
 if ! diff -u "$expected" "$out"; then

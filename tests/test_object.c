@@ -5,7 +5,8 @@
  * examples, found by basename, e.g. "static_prog.bpf.o")
  *   fixtures   objects libbpf 1.1.2 refuses (legacy maps, a static entry
  *              program, unknown pinning / map member, struct_ops.s) load,
- *              and libbpf really refuses them; no BTF; e_machine 0
+ *              and libbpf really refuses them; no BTF; string and custom
+ *              data sections; e_machine 0
  *   malformed  mutations of a good object in memory: -EINVAL, exactly one
  *              error, the exact message; a mutation sweep that must never
  *              crash, leak, make libbpf print, or report != 1 error
@@ -542,6 +543,35 @@ START_TEST(core_ops)
 }
 END_TEST
 
+/* String literals (.rodata.str1.1) and custom data sections. */
+START_TEST(strings)
+{
+	struct loaded l;
+	const struct obj_datasec *str, *tun;
+	const struct obj_reloc *r;
+
+	ck_assert(libbpf_opens("strings.bpf.o"));
+	load(&l, "strings.bpf.o");
+	str = &l.o->datasecs[find_ds(l.o, ".rodata.str1.1")];
+	ck_assert_uint_eq(str->nvars, 0);
+	ck_assert(str->readonly);
+	ck_assert_uint_eq(str->size, 13);
+	ck_assert_str_eq((const char *)str->init, "hello, world");
+	ck_assert_ptr_null(object_var_at(str, 0));
+	r = reloc_of(l.o, "strs", "", OBJ_RELO_GLOBAL);
+	ck_assert_ptr_eq(&l.o->datasecs[r->target], str);
+	ck_assert_int_eq(r->off, 0);
+	tun = &l.o->datasecs[find_ds(l.o, ".data.tuning")];
+	ck_assert(!tun->readonly);
+	ck_assert_uint_eq(*(const int *)(tun->init + find_var(tun, "tuned")->off), 42);
+	ck_assert(l.o->datasecs[find_ds(l.o, ".rodata.knobs")].readonly);
+	check_map(l.o, ".rodata.str1.1", BPF_MAP_TYPE_ARRAY, 4, 13, 1);
+	check_map(l.o, ".data.tuning", BPF_MAP_TYPE_ARRAY, 4, 4, 1);
+	check_map(l.o, "strings.bss", BPF_MAP_TYPE_ARRAY, 4, 16, 1);
+	unload(&l);
+}
+END_TEST
+
 /* e_machine 0 loads from memory; x86-64 does not. */
 START_TEST(emachine_zero)
 {
@@ -605,6 +635,18 @@ static Elf64_Rel *rel(struct blob *b, const char *relsec, unsigned i)
 static Elf64_Sym *sym(struct blob *b, unsigned i)
 {
 	return (Elf64_Sym *)(b->p + shdr(b, shndx(b, ".symtab"))->sh_offset) + i;
+}
+
+static Elf64_Sym *sym_named(struct blob *b, const char *name)
+{
+	Elf64_Shdr *st = shdr(b, shndx(b, ".symtab"));
+	const char *strs = (const char *)b->p + shdr(b, st->sh_link)->sh_offset;
+
+	for (unsigned i = 1; i < st->sh_size / sizeof(Elf64_Sym); i++)
+		if (!strcmp(strs + sym(b, i)->st_name, name))
+			return sym(b, i);
+	ck_abort_msg("no symbol %s", name);
+	return NULL;
 }
 
 static uint8_t *sec_bytes(struct blob *b, const char *name)
@@ -883,12 +925,64 @@ START_TEST(bad_maps)
 }
 END_TEST
 
-/* Byte flips and truncations of every fixture: never a crash, a leak, a
+static uint32_t next_rand(uint32_t *seed)
+{
+	*seed = *seed * 1103515245u + 12345u;
+	return *seed >> 8;
+}
+
+/* Damage one byte of B's copy M: in the contents of a random section or
+ * in the section header table, so that every parser gets its share. */
+static void damage(struct blob *g, uint8_t *m, uint32_t *seed)
+{
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)g->p;
+	unsigned s = next_rand(seed) % (eh->e_shnum + 1u);
+	size_t off = eh->e_shoff, len = (size_t)eh->e_shnum * sizeof(Elf64_Shdr), pos;
+
+	if (s < eh->e_shnum) {
+		off = shdr(g, s)->sh_offset;
+		len = shdr(g, s)->sh_type == SHT_NOBITS ? 0 : shdr(g, s)->sh_size;
+	}
+	if (!len) {
+		off = 0;
+		len = sizeof(Elf64_Ehdr);
+	}
+	pos = off + next_rand(seed) % len;
+	if (next_rand(seed) % 4 == 0)
+		m[pos] = (uint8_t)next_rand(seed);
+	else
+		m[pos] ^= (uint8_t)(1u << (next_rand(seed) & 7));
+}
+
+/* A function symbol with st_size 0 reaches up to the next function, or
+ * to the end of its section. */
+START_TEST(zero_size_func)
+{
+	struct blob b = good("static_prog.bpf.o");
+	struct arena *a = arena_new();
+	struct capture c;
+	struct object *o;
+
+	sym_named(&b, "scale")->st_size = 0;
+	sym_named(&b, "loop_cb")->st_size = 0;
+	capture_init(&c);
+	ck_assert_int_eq(object_open_mem(b.p, b.n, "zero.o", a, &c.d, &o), 0);
+	ck_assert_uint_eq(func(o, "scale")->nslots, func(o, "add_one")->start);
+	ck_assert_uint_eq(func(o, "loop_cb")->nslots,
+			  o->sections[func(o, "loop_cb")->sec].nslots - func(o, "loop_cb")->start);
+	object_close(o);
+	arena_free(a);
+	free(b.p);
+}
+END_TEST
+
+/* Damaged and truncated copies of the fixtures: never a crash, a leak, a
  * libbpf print, or a failure without exactly one error. */
 START_TEST(mutation_sweep)
 {
 	static const char *const bases[] = {
 		"static_prog.bpf.o", "core_ops.bpf.o", "legacy_maps.bpf.o", "nobtf.bpf.o",
+		"pin_unknown.bpf.o", "strings.bpf.o",
 	};
 	uint32_t seed = 12345;
 	int fails = 0, oks = 0;
@@ -897,7 +991,7 @@ START_TEST(mutation_sweep)
 		struct blob g = good(bases[k]);
 		uint8_t *m = malloc(g.n);
 
-		for (int iter = 0; iter < 300; iter++) {
+		for (int iter = 0; iter < 1000; iter++) {
 			struct arena *a = arena_new();
 			struct capture c;
 			struct object *o;
@@ -905,12 +999,10 @@ START_TEST(mutation_sweep)
 			int err;
 
 			memcpy(m, g.p, g.n);
-			for (int f = 0; f < 1 + iter % 4; f++) {
-				seed = seed * 1103515245u + 12345u;
-				m[(seed >> 8) % g.n] ^= (uint8_t)(1u << ((seed >> 4) & 7));
-			}
-			if (iter % 7 == 0)
-				n = (seed >> 3) % g.n;
+			for (int f = 0; f < 1 + iter % 3; f++)
+				damage(&g, m, &seed);
+			if (iter % 10 == 0)
+				n = next_rand(&seed) % g.n;
 			capture_init(&c);
 			libbpf_prints = 0;
 			err = object_open_mem(m, n, "mut.o", a, &c.d, &o);
@@ -919,6 +1011,7 @@ START_TEST(mutation_sweep)
 				ck_assert_int_eq(err, -EINVAL);
 				ck_assert_msg(c.d.errors == 1, "%s iter %d: %u errors: %s",
 					      bases[k], iter, c.d.errors, c.all);
+				ck_assert_ptr_null(o);
 				fails++;
 			} else {
 				ck_assert_uint_eq(c.d.errors, 0);
@@ -930,8 +1023,8 @@ START_TEST(mutation_sweep)
 		free(m);
 		free(g.p);
 	}
-	ck_assert_int_gt(fails, 0);
-	ck_assert_int_gt(oks, 0);
+	ck_assert_int_gt(fails, 1000);
+	ck_assert_int_gt(oks, 1000);
 }
 END_TEST
 
@@ -1167,6 +1260,7 @@ START_TEST(libbpf_parity)
 	static const char *const ex[] = {
 		"xdp_fw.bpf.o", "xdp_lb.bpf.o", "tc_classifier.bpf.o", "trace_exec.bpf.o",
 		"loop_sum.bpf.o", "tailcall.bpf.o", "scx_mini.bpf.o", "nobtf.bpf.o",
+		"strings.bpf.o",
 	};
 
 	for (size_t k = 0; k < ARRAY_SIZE(ex); k++) {
@@ -1253,6 +1347,7 @@ static Suite *object_suite(void)
 	tcase_add_test(fx, unknown_member);
 	tcase_add_test(fx, no_btf);
 	tcase_add_test(fx, core_ops);
+	tcase_add_test(fx, strings);
 	tcase_add_test(fx, emachine_zero);
 	tcase_add_test(bad, bad_header);
 	tcase_add_test(bad, bad_sections);
@@ -1261,6 +1356,7 @@ static Suite *object_suite(void)
 	tcase_add_test(bad, bad_btf);
 	tcase_add_test(bad, bad_struct_ops);
 	tcase_add_test(bad, bad_maps);
+	tcase_add_test(bad, zero_size_func);
 	tcase_add_test(bad, mutation_sweep);
 	tcase_set_timeout(bad, 120);
 	tcase_add_test(ex, ex_xdp_fw);
