@@ -96,6 +96,7 @@ static void dump_func_insns(const struct loaded *l, int func, FILE *out)
 	const struct obj_func *f = &o->funcs[func];
 	const struct obj_section *sec = &o->sections[f->sec];
 	const struct obj_line *last = NULL;
+	const struct obj_core_relo *core;
 	char buf[256];
 	uint32_t s;
 
@@ -120,7 +121,12 @@ static void dump_func_insns(const struct loaded *l, int func, FILE *out)
 			last = ln;
 		}
 		insn_format(o, in, s, buf, sizeof(buf));
-		fprintf(out, "%5u: %s\n", s, buf);
+		fprintf(out, "%5u: %s", s, buf);
+		core = object_core_at(sec, s);
+		if (core)
+			fprintf(out, "    ; CO-RE %s %s %s", core->kind_name,
+				core->type_name ? core->type_name : "?", core->access);
+		fputc('\n', out);
 	}
 }
 

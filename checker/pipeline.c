@@ -3,6 +3,31 @@
 
 #include <fnmatch.h>
 
+/* A static function in a program section that other code calls is a
+ * subprogram placed there (as older libbpf allowed), not an entry program:
+ * only the relocated calls tell the two apart, so this runs after
+ * insn_decode_object(). */
+static void mark_subprograms(struct loaded *l)
+{
+	struct object *o = l->o;
+	uint32_t f, s;
+
+	for (f = 0; f < o->nfuncs; f++) {
+		const struct obj_func *fn = &o->funcs[f];
+
+		for (s = fn->start; s < fn->start + fn->nslots; s++) {
+			const struct insn *in = &l->insns[fn->sec][s];
+			struct obj_func *t;
+
+			if (in->ref.kind != INSN_REF_SUBPROG && in->ref.kind != INSN_REF_CALLBACK)
+				continue;
+			t = &o->funcs[in->ref.index];
+			if (t->is_prog && !t->global && (uint32_t)in->ref.index != f)
+				t->is_prog = false;
+		}
+	}
+}
+
 int check_load(const char *path, struct arena *a, struct diag *d,
 	       struct loaded *out)
 {
@@ -12,6 +37,8 @@ int check_load(const char *path, struct arena *a, struct diag *d,
 	out->insns = NULL;
 	err = object_open(path, a, d, &out->o);
 	err = err ?: insn_decode_object(out->o, &out->insns, d);
+	if (!err)
+		mark_subprograms(out);
 	if (err && out->o) {
 		object_close(out->o);
 		out->o = NULL;

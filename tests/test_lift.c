@@ -153,6 +153,27 @@ START_TEST(calls_are_inlined_in_frames)
 }
 END_TEST
 
+/* A static function in the program's own section that the program calls
+ * is a subprogram, inlined, not a second entry program. */
+START_TEST(same_section_static_callee_is_a_subprogram)
+{
+	struct lifted t;
+	int progs[8], n, f;
+	struct ssa_prog *p;
+
+	load(&t, example("xdp_samesec"));
+	f = object_find_func(t.l.o, "samesec_classify");
+	ck_assert_int_ge(f, 0);
+	ck_assert(!t.l.o->funcs[f].is_prog);
+	n = check_select(t.l.o, NULL, progs);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(t.l.o->funcs[progs[0]].name, "xdp_samesec");
+	p = lift(&t, "xdp_samesec", 0);
+	ck_assert_uint_eq(p->nframes, 2);
+	unload(&t);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("lift");
@@ -171,6 +192,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, every_example_lifts);
 	tcase_add_test(tc, loop_is_unrolled_with_marker);
 	tcase_add_test(tc, calls_are_inlined_in_frames);
+	tcase_add_test(tc, same_section_static_callee_is_a_subprogram);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
