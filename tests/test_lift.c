@@ -131,6 +131,8 @@ START_TEST(loop_is_unrolled_with_marker)
 	ck_assert_uint_gt(big->nblocks, small->nblocks);
 	text = print_to_string(big);
 	ck_assert_ptr_nonnull(strstr(text, " = phi "));
+	/* the loop's sum, spilled to the stack for bpf_loop's context */
+	ck_assert_ptr_nonnull(strstr(text, "    ; fp0-8\n"));
 	ck_assert_ptr_nonnull(strstr(text, "  unwind"));
 	free(text);
 	unload(&t);
