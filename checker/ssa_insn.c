@@ -1,0 +1,529 @@
+/* ssa_insn.c - the SSA lift of one instruction: registers and stack slots
+ * in l->st are advanced, instructions are emitted into the block being
+ * built. Stack accesses at constant offsets from a frame's r10 become slot
+ * reads and writes; everything else is memory. */
+#include "ssa_priv.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void lift_unsupported(struct lifter *l, const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (!l->p->unsupported)
+		l->p->unsupported = arena_strdup(l->a, buf);
+}
+
+struct ptrinfo *lift_ptr(struct lifter *l, uint32_t v)
+{
+	return &((struct ptrinfo *)l->ptrs.data)[v];
+}
+
+struct ssa_insn *lift_value(struct lifter *l, uint32_t v)
+{
+	return ((struct ssa_insn **)l->values.data)[v];
+}
+
+/* A new instruction of kind K with N operands, appended to the block unless
+ * it is a constant/input (those are appended too: one place per value). */
+struct ssa_insn *lift_emit(struct lifter *l, enum ssa_kind k, uint32_t n)
+{
+	struct ssa_insn *in = arena_alloc(l->a, sizeof(*in));
+
+	in->kind = k;
+	in->id = (uint32_t)l->values.len;
+	in->args = n ? arena_new_array(l->a, uint32_t, n) : NULL;
+	in->nargs = n;
+	in->sec = l->sec;
+	in->slot = l->slot;
+	in->frame = l->frame;
+	in->block = l->blk ? l->blk->id : 0;
+	*(struct ssa_insn **)vec_push(l->a, &l->values, sizeof(in)) = in;
+	buf_push(&l->ptrs, sizeof(struct ptrinfo));
+	if (l->blk)
+		*(struct ssa_insn **)buf_push(&l->insns, sizeof(in)) = in;
+	return in;
+}
+
+uint32_t lift_const(struct lifter *l, int64_t c)
+{
+	struct ssa_insn *in = lift_emit(l, SSA_CONST, 0);
+
+	in->imm = c;
+	in->size = 8;
+	return in->id;
+}
+
+bool lift_is_const(struct lifter *l, uint32_t v, int64_t *c)
+{
+	struct ssa_insn *in = lift_value(l, v);
+
+	if (in->kind != SSA_CONST)
+		return false;
+	*c = in->imm;
+	return true;
+}
+
+/* ---- stack slots ------------------------------------------------------- */
+
+/* Depth index of frame id F in the current state, or -1. */
+static int frame_index(struct lifter *l, uint16_t f)
+{
+	uint32_t i;
+
+	for (i = 0; i < l->st->depth; i++)
+		if (l->st->fr[i].id == f)
+			return (int)i;
+	return -1;
+}
+
+/* If value V + OFF of SIZE bytes is a constant stack address, return the
+ * slot's location; 1 = stack slot, 0 = not the stack, -1 = stack but not
+ * resolvable (reported as unsupported). */
+static int stack_loc(struct lifter *l, uint32_t v, int16_t off, unsigned size,
+		     int *fi, unsigned *slot, unsigned *byte)
+{
+	struct ptrinfo *pi = lift_ptr(l, v);
+	int64_t o;
+
+	if (pi->kind == PTR_NONE)
+		return 0;
+	if (pi->kind == PTR_FPDYN) {
+		lift_unsupported(l, "insn %u: stack access at a variable offset", l->slot);
+		return -1;
+	}
+	o = (int64_t)pi->off + off + ISA_STACK_SIZE;
+	*fi = frame_index(l, pi->frame);
+	if (*fi < 0 || o < 0 || o + size > ISA_STACK_SIZE) {
+		lift_unsupported(l, "insn %u: stack access out of bounds (r10%+lld)", l->slot,
+			    (long long)(o - ISA_STACK_SIZE));
+		return -1;
+	}
+	*slot = (unsigned)(o / 8);
+	*byte = (unsigned)(o % 8);
+	if (*byte + size > 8) {
+		lift_unsupported(l, "insn %u: stack access crossing an 8-byte slot", l->slot);
+		return -1;
+	}
+	return 1;
+}
+
+static uint32_t slot_read(struct lifter *l, int fi, unsigned s, unsigned byte,
+			  unsigned size, bool sx)
+{
+	uint32_t v = l->st->fr[fi].slots[s];
+	struct ssa_insn *in;
+
+	if (size == 8)
+		return v;
+	in = lift_emit(l, SSA_EXTRACT, 1);
+	in->args[0] = v;
+	in->imm = byte;
+	in->size = (uint8_t)size;
+	in->sx = sx;
+	return in->id;
+}
+
+static void slot_write(struct lifter *l, int fi, unsigned s, unsigned byte,
+		       unsigned size, uint32_t v)
+{
+	struct ssa_insn *in;
+
+	if (size == 8) {
+		l->st->fr[fi].slots[s] = v;
+		return;
+	}
+	in = lift_emit(l, SSA_INSERT, 2);
+	in->args[0] = l->st->fr[fi].slots[s];
+	in->args[1] = v;
+	in->imm = byte;
+	in->size = (uint8_t)size;
+	l->st->fr[fi].slots[s] = in->id;
+}
+
+/* ---- instructions ------------------------------------------------------ */
+
+uint32_t lift_operand(struct lifter *l, const struct insn *in)
+{
+	return in->srcreg ? l->st->regs[in->src] : lift_const(l, in->imm);
+}
+
+static void set_ptr_alu(struct lifter *l, uint32_t v, const struct insn *in,
+			uint32_t a, uint32_t b)
+{
+	struct ptrinfo *pa = lift_ptr(l, a), *pb = lift_ptr(l, b), *pv = lift_ptr(l, v);
+	int64_t c;
+
+	if (!in->is64 || (pa->kind == PTR_NONE && pb->kind == PTR_NONE))
+		return;
+	pv->kind = PTR_FPDYN;
+	pv->frame = pa->kind != PTR_NONE ? pa->frame : pb->frame;
+	if (pa->kind == PTR_FP && lift_is_const(l, b, &c) && (in->op == ISA_ADD || in->op == ISA_SUB)) {
+		int64_t off = pa->off + (in->op == ISA_ADD ? c : -c);
+
+		if (off >= INT32_MIN && off <= INT32_MAX) {
+			pv->kind = PTR_FP;
+			pv->off = (int32_t)off;
+		}
+	} else if (pb->kind == PTR_FP && in->op == ISA_ADD && lift_is_const(l, a, &c)) {
+		pv->kind = PTR_FP;
+		pv->off = (int32_t)(pb->off + c);
+	}
+}
+
+/* Constant folding of ALU operations on two constants (exact BPF rules:
+ * 32-bit results zero-extended, shifts masked, x / 0 = 0, x % 0 = x). The
+ * signed operations are left to the encoder. Returns false if not folded. */
+static bool fold_alu(enum isa_op op, bool is64, uint64_t a, uint64_t b, uint64_t *out)
+{
+	uint64_t m = is64 ? ~0ull : 0xffffffffull, x = a & m, y = b & m, r;
+	unsigned sh = (unsigned)(y & (is64 ? 63 : 31));
+
+	switch ((int)op) { /* the foldable subset of the ALU operations */
+	case ISA_ADD: r = x + y; break;
+	case ISA_SUB: r = x - y; break;
+	case ISA_MUL: r = x * y; break;
+	case ISA_DIV: r = y ? x / y : 0; break;
+	case ISA_MOD: r = y ? x % y : x; break;
+	case ISA_OR: r = x | y; break;
+	case ISA_AND: r = x & y; break;
+	case ISA_XOR: r = x ^ y; break;
+	case ISA_LSH: r = x << sh; break;
+	case ISA_RSH: r = x >> sh; break;
+	case ISA_MOV: r = y; break;
+	default:
+		return false;
+	}
+	*out = r & m;
+	return true;
+}
+
+static void lift_alu(struct lifter *l, const struct insn *in)
+{
+	int64_t ca = 0, cb = 0;
+	uint64_t folded;
+	uint32_t a = l->st->regs[in->dst], b;
+	struct ssa_insn *v;
+
+	if (in->op == ISA_MOV) {
+		if (!in->srcreg) {
+			l->st->regs[in->dst] = lift_const(l, in->is64 ? in->imm : (int64_t)(uint32_t)in->imm);
+			return;
+		}
+		if (in->is64) {
+			l->st->regs[in->dst] = l->st->regs[in->src];
+			return;
+		}
+	}
+	b = lift_operand(l, in);
+	if ((in->op == ISA_MOV || lift_is_const(l, a, &ca)) && lift_is_const(l, b, &cb) &&
+	    fold_alu(in->op, in->is64, (uint64_t)ca, (uint64_t)cb, &folded)) {
+		l->st->regs[in->dst] = lift_const(l, (int64_t)folded);
+		return;
+	}
+	v = lift_emit(l, SSA_ALU, 2);
+	v->op = (uint8_t)in->op;
+	v->is64 = in->is64;
+	v->size = in->is64 ? 8 : 4;
+	v->args[0] = a;
+	v->args[1] = b;
+	set_ptr_alu(l, v->id, in, a, b);
+	l->st->regs[in->dst] = v->id;
+}
+
+static void lift_unary(struct lifter *l, const struct insn *in)
+{
+	struct ssa_insn *v;
+	uint32_t a = in->op == ISA_MOVSX ? l->st->regs[in->src] : l->st->regs[in->dst];
+
+	v = lift_emit(l, SSA_UNARY, 1);
+	v->op = (uint8_t)in->op;
+	v->is64 = in->is64;
+	v->size = in->size;
+	v->args[0] = a;
+	l->st->regs[in->dst] = v->id;
+}
+
+static void lift_lddw(struct lifter *l, const struct insn *in)
+{
+	struct ssa_insn *v;
+
+	if (in->ref.kind == INSN_REF_NONE) {
+		l->st->regs[in->dst] = lift_const(l, (int64_t)in->imm64);
+		return;
+	}
+	v = lift_emit(l, SSA_ADDR, 0);
+	v->ref = in->ref;
+	v->imm = (int64_t)in->imm64;
+	v->size = 8;
+	l->st->regs[in->dst] = v->id;
+}
+
+static void lift_load(struct lifter *l, const struct insn *in)
+{
+	uint32_t base = l->st->regs[in->src];
+	unsigned s, byte;
+	int fi, r = stack_loc(l, base, in->off, in->size, &fi, &s, &byte);
+	struct ssa_insn *v;
+
+	if (r > 0) {
+		l->st->regs[in->dst] = slot_read(l, fi, s, byte, in->size, in->op == ISA_LDXSX);
+		return;
+	}
+	v = lift_emit(l, SSA_LOAD, 1);
+	v->args[0] = base;
+	v->imm = in->off;
+	v->size = in->size;
+	v->sx = in->op == ISA_LDXSX;
+	l->st->regs[in->dst] = v->id;
+}
+
+static void lift_store(struct lifter *l, const struct insn *in)
+{
+	uint32_t base = l->st->regs[in->dst];
+	uint32_t val = in->op == ISA_ST ? lift_const(l, in->imm) : l->st->regs[in->src];
+	unsigned s, byte;
+	int fi, r = stack_loc(l, base, in->off, in->size, &fi, &s, &byte);
+	struct ssa_insn *v;
+
+	if (r > 0) {
+		slot_write(l, fi, s, byte, in->size, val);
+		return;
+	}
+	v = lift_emit(l, SSA_STORE, 2);
+	v->args[0] = base;
+	v->args[1] = val;
+	v->imm = in->off;
+	v->size = in->size;
+}
+
+static uint32_t alu2(struct lifter *l, enum isa_op op, bool is64, uint32_t a, uint32_t b)
+{
+	struct ssa_insn *v = lift_emit(l, SSA_ALU, 2);
+
+	v->op = (uint8_t)op;
+	v->is64 = is64;
+	v->size = is64 ? 8 : 4;
+	v->args[0] = a;
+	v->args[1] = b;
+	return v->id;
+}
+
+/* An atomic on a stack slot is a read-modify-write of the slot value. */
+static void lift_stack_atomic(struct lifter *l, const struct insn *in, int fi,
+			      unsigned s, unsigned byte)
+{
+	static const enum isa_op alu_of[ISA_NATOMICS] = {
+		[ISA_ATOMIC_ADD] = ISA_ADD, [ISA_ATOMIC_OR] = ISA_OR,
+		[ISA_ATOMIC_AND] = ISA_AND, [ISA_ATOMIC_XOR] = ISA_XOR,
+	};
+	bool is64 = in->size == 8;
+	uint32_t old = slot_read(l, fi, s, byte, in->size, false);
+	uint32_t src = l->st->regs[in->src], nv;
+	struct ssa_insn *sel;
+
+	switch ((enum isa_atomic)in->aop) {
+	case ISA_ATOMIC_ADD: case ISA_ATOMIC_OR: case ISA_ATOMIC_AND: case ISA_ATOMIC_XOR:
+		nv = alu2(l, alu_of[in->aop], is64, old, src);
+		break;
+	case ISA_ATOMIC_XCHG:
+		nv = src;
+		break;
+	case ISA_ATOMIC_CMPXCHG:
+		sel = lift_emit(l, SSA_SELECT, 4);
+		sel->size = in->size;
+		sel->args[0] = old;
+		sel->args[1] = l->st->regs[0];
+		sel->args[2] = src;
+		sel->args[3] = old;
+		nv = sel->id;
+		break;
+	case ISA_NATOMICS:
+	default:
+		abort();
+	}
+	slot_write(l, fi, s, byte, in->size, nv);
+	if (in->aop == ISA_ATOMIC_CMPXCHG)
+		l->st->regs[0] = old;
+	else if (in->fetch)
+		l->st->regs[in->src] = old;
+}
+
+static void lift_atomic(struct lifter *l, const struct insn *in)
+{
+	uint32_t base = l->st->regs[in->dst];
+	unsigned s, byte;
+	int fi, r = stack_loc(l, base, in->off, in->size, &fi, &s, &byte);
+	struct ssa_insn *v;
+
+	if (r > 0) {
+		lift_stack_atomic(l, in, fi, s, byte);
+		return;
+	}
+	v = lift_emit(l, SSA_ATOMIC, 3);
+	v->args[0] = base;
+	v->args[1] = l->st->regs[in->src];
+	v->args[2] = l->st->regs[0];
+	v->imm = in->off;
+	v->size = in->size;
+	v->op = in->aop;
+	v->fetch = in->fetch;
+	if (in->aop == ISA_ATOMIC_CMPXCHG)
+		l->st->regs[0] = v->id;
+	else if (in->fetch)
+		l->st->regs[in->src] = v->id;
+}
+
+static void lift_ldpkt(struct lifter *l, const struct insn *in)
+{
+	struct ssa_insn *v = lift_emit(l, SSA_LDPKT, 2);
+	int r;
+
+	/* An out-of-bounds legacy packet load ends the program with r0 = 0;
+	 * that path is not in the IR yet, so results would be unsound. */
+	lift_unsupported(l, "insn %u: legacy packet load (LD_ABS/LD_IND): its out-of-bounds exit is not modelled",
+		    l->slot);
+	v->args[0] = l->st->regs[6];
+	v->args[1] = in->op == ISA_LDIND ? l->st->regs[in->src] : 0;
+	v->imm = in->imm;
+	v->size = in->size;
+	for (r = 1; r <= 5; r++)
+		l->st->regs[r] = 0;
+	l->st->regs[0] = v->id;
+}
+
+/* Helpers and kfuncs. A pointer argument into the stack makes the slots from
+ * it up to r10 memory operands of the call; they are given fresh values
+ * afterwards unless the argument is known to be read-only. */
+static bool arg_read_only(const struct insn *in, unsigned argno)
+{
+	if (in->ref.kind != INSN_REF_HELPER)
+		return false;
+	switch (in->imm) {
+	case BPF_FUNC_map_lookup_elem:
+	case BPF_FUNC_map_delete_elem:
+		return argno == 2;
+	case BPF_FUNC_map_update_elem:
+		return argno == 2 || argno == 3;
+	case BPF_FUNC_ringbuf_output:
+	case BPF_FUNC_trace_printk:
+		return argno == 1 || argno == 2;
+	default:
+		return false;
+	}
+}
+
+static void lift_call(struct lifter *l, const struct insn *in)
+{
+	struct ssa_memarg mem[5];
+	uint32_t nmem = 0, nslots = 0, i, j, k;
+	struct ssa_insn *v;
+	unsigned s, byte;
+	int fi;
+
+	for (i = 1; i <= 5; i++) {
+		if (stack_loc(l, l->st->regs[i], 0, 1, &fi, &s, &byte) <= 0)
+			continue;
+		mem[nmem].argno = (uint8_t)i;
+		mem[nmem].written = !arg_read_only(in, i);
+		mem[nmem].frame = (uint16_t)l->st->fr[fi].id;
+		mem[nmem].off = (int16_t)(lift_ptr(l, l->st->regs[i])->off);
+		mem[nmem].first = (uint16_t)(5 + nslots);
+		mem[nmem].nslots = (uint16_t)(SSA_SLOTS - s);
+		nslots += SSA_SLOTS - s;
+		nmem++;
+	}
+	v = lift_emit(l, SSA_CALL, 5 + nslots);
+	v->ref = in->ref;
+	v->imm = in->imm;
+	v->size = 8;
+	for (i = 0; i < 5; i++)
+		v->args[i] = l->st->regs[i + 1];
+	v->mem = nmem ? arena_dup(l->a, mem, sizeof(mem[0]) * nmem) : NULL;
+	v->nmem = nmem;
+	for (i = 0; i < nmem; i++) {
+		fi = frame_index(l, mem[i].frame);
+		for (j = 0; j < mem[i].nslots; j++)
+			v->args[mem[i].first + j] = l->st->fr[fi].slots[SSA_SLOTS - mem[i].nslots + j];
+	}
+	for (i = 0; i < nmem; i++) {
+		if (!mem[i].written)
+			continue;
+		fi = frame_index(l, mem[i].frame);
+		for (j = 0; j < mem[i].nslots; j++) {
+			struct ssa_insn *h = lift_emit(l, SSA_HAVOC, 0);
+
+			k = SSA_SLOTS - mem[i].nslots + j;
+			h->imm = v->id;
+			h->size = 8;
+			l->st->fr[fi].slots[k] = h->id;
+		}
+	}
+	if (in->ref.kind != INSN_REF_HELPER && in->ref.kind != INSN_REF_KFUNC)
+		lift_unsupported(l, "insn %u: call with an unresolved target", l->slot);
+	for (i = 1; i <= 5; i++)
+		l->st->regs[i] = 0;
+	l->st->regs[0] = v->id;
+}
+
+/* callx through a register holding a known constant is that helper call;
+ * any other target is not modelled. */
+static void lift_callx(struct lifter *l, const struct insn *in)
+{
+	struct insn h = *in;
+	int64_t id;
+
+	if (!lift_is_const(l, l->st->regs[in->dst], &id) || id < 0 || id > INT32_MAX) {
+		lift_unsupported(l, "insn %u: indirect call (callx) to an unknown target", l->slot);
+		return;
+	}
+	h.op = ISA_CALL;
+	h.imm = (int32_t)id;
+	h.ref.kind = INSN_REF_HELPER;
+	h.ref.index = (int)id;
+	lift_call(l, &h);
+}
+
+void lift_insn(struct lifter *l, const struct insn *in)
+{
+	switch (isa_table[in->op].kind) {
+	case ISA_K_ALU:
+		lift_alu(l, in);
+		break;
+	case ISA_K_NEG:
+	case ISA_K_MOVSX:
+	case ISA_K_END:
+		lift_unary(l, in);
+		break;
+	case ISA_K_LDDW:
+		lift_lddw(l, in);
+		break;
+	case ISA_K_LDX:
+		lift_load(l, in);
+		break;
+	case ISA_K_ST:
+	case ISA_K_STX:
+		lift_store(l, in);
+		break;
+	case ISA_K_ATOMIC:
+		lift_atomic(l, in);
+		break;
+	case ISA_K_LDPKT:
+		lift_ldpkt(l, in);
+		break;
+	case ISA_K_CALL:
+		lift_call(l, in);
+		break;
+	case ISA_K_CALLX:
+		lift_callx(l, in);
+		break;
+	case ISA_K_JA: case ISA_K_JCOND: case ISA_K_EXIT: case ISA_NKINDS:
+		break;
+	}
+}

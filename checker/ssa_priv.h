@@ -1,0 +1,60 @@
+/* ssa_priv.h - internal to the SSA stage: the lifter's state, shared by
+ * ssa.c (joins, blocks, the driver) and ssa_insn.c (one instruction at a
+ * time). */
+#ifndef INVCHECK_SSA_PRIV_H
+#define INVCHECK_SSA_PRIV_H
+
+#include "expand.h"
+#include "ssa.h"
+
+struct fstate {
+	uint32_t saved[5];              /* the caller's r6..r10 */
+	uint32_t slots[SSA_SLOTS];
+	uint32_t loop_nr, loop_ctx;     /* bpf_loop arguments of a call in this frame */
+	uint32_t id;                    /* frame id */
+};
+
+struct state {
+	uint32_t regs[ISA_NREGS];
+	uint32_t depth;
+	struct fstate fr[SSA_MAX_FRAMES];
+};
+
+enum ptr_kind { PTR_NONE, PTR_FP, PTR_FPDYN };
+
+struct ptrinfo {
+	uint8_t kind;
+	uint16_t frame;
+	int32_t off;
+};
+
+struct lifter {
+	struct ssa_prog *p;
+	struct xgraph *x;
+	struct arena *a;
+	struct vec values;     /* struct ssa_insn * (arena vec) */
+	struct vec ptrs;       /* struct ptrinfo, by value id (malloc) */
+	struct vec insns;      /* of the block being built (malloc) */
+	struct ssa_block *blk;
+	struct state *st;      /* the state being advanced */
+	const struct cfg *g;
+	int sec;
+	uint32_t slot;
+	uint16_t frame;
+};
+
+void lift_unsupported(struct lifter *l, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+struct ptrinfo *lift_ptr(struct lifter *l, uint32_t v);
+struct ssa_insn *lift_value(struct lifter *l, uint32_t v);
+/* A new instruction of kind K with N operands, appended to the block being
+ * built. */
+struct ssa_insn *lift_emit(struct lifter *l, enum ssa_kind k, uint32_t n);
+uint32_t lift_const(struct lifter *l, int64_t c);
+bool lift_is_const(struct lifter *l, uint32_t v, int64_t *c);
+/* The second operand of IN: register src or the immediate. */
+uint32_t lift_operand(struct lifter *l, const struct insn *in);
+/* Advance l->st over one (non-terminator) instruction. */
+void lift_insn(struct lifter *l, const struct insn *in);
+
+#endif
