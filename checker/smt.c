@@ -419,7 +419,8 @@ static Z3_ast use(struct enc *en, uint32_t id)
 			return s->zero64;
 		case SSA_UNDEF: case SSA_CONST: case SSA_INPUT: case SSA_FRAME: case SSA_ALU:
 		case SSA_UNARY: case SSA_ADDR: case SSA_LDPKT: case SSA_EXTRACT: case SSA_INSERT:
-		case SSA_SELECT: case SSA_HAVOC: case SSA_TAILRET: case SSA_NKINDS:
+		case SSA_SELECT: case SSA_HAVOC: case SSA_TAILRET: case SSA_SLOTLOAD:
+		case SSA_SLOTSTORE: case SSA_NKINDS:
 			break;
 		}
 		en->e->val[id] = encode_value(en, v);
@@ -556,6 +557,54 @@ static Z3_ast atomic(struct enc *en, const struct ssa_insn *v)
 	return old;
 }
 
+/* The byte offset of V's address (args[addr_arg] + imm) from the bottom of
+ * frame tframe's 512-byte stack. The kernel verifier keeps a variable-offset
+ * stack access inside the frame; the encoding assumes it. */
+static Z3_ast stack_index(struct enc *en, const struct ssa_insn *v, unsigned addr_arg)
+{
+	struct smt *s = en->s;
+	Z3_ast bottom = Z(s, Z3_mk_bvsub(s->ctx, frame_addr(en, v->tframe),
+					 k(s, 64, ISA_STACK_SIZE)));
+
+	return Z(s, Z3_mk_bvsub(s->ctx, addr_at(s, use(en, v->args[addr_arg]), v->imm), bottom));
+}
+
+/* SLOTLOAD: the frame's bytes (slot 0 lowest) shifted down by the index. */
+static Z3_ast slot_load_dyn(struct enc *en, const struct ssa_insn *v)
+{
+	struct smt *s = en->s;
+	Z3_context c = s->ctx;
+	unsigned width = ISA_STACK_SIZE * 8, n = v->size * 8u, i;
+	Z3_ast frame = use(en, v->args[1]), sh;
+
+	for (i = 1; i < SSA_SLOTS; i++)
+		frame = cat(s, use(en, v->args[1 + i]), frame);
+	sh = Z(s, Z3_mk_zero_ext(c, width - 64, stack_index(en, v, 0)));
+	sh = Z(s, Z3_mk_bvshl(c, sh, k(s, width, 3)));
+	return widen(s, bits(s, n - 1, 0, Z(s, Z3_mk_bvlshr(c, frame, sh))), n, v->sx);
+}
+
+/* SLOTSTORE: slot tslot with the bytes the store covers replaced. REL is the
+ * store's offset from the slot's first byte, negative when it starts below. */
+static Z3_ast slot_store_dyn(struct enc *en, const struct ssa_insn *v)
+{
+	struct smt *s = en->s;
+	Z3_context c = s->ctx;
+	unsigned n = v->size * 8u;
+	Z3_ast old = use(en, v->args[0]);
+	Z3_ast rel = Z(s, Z3_mk_bvsub(c, stack_index(en, v, 1), k(s, 64, 8u * v->tslot)));
+	Z3_ast up = Z(s, Z3_mk_bvshl(c, rel, k(s, 64, 3)));
+	Z3_ast down = Z(s, Z3_mk_bvneg(c, up));
+	Z3_ast m = k(s, 64, n == 64 ? ~0ull : (1ull << n) - 1);
+	Z3_ast val = widen(s, low(s, use(en, v->args[2]), n), n, false);
+	Z3_ast hi = Z(s, Z3_mk_bvor(c, Z(s, Z3_mk_bvand(c, old, Z(s, Z3_mk_bvnot(c,
+			Z(s, Z3_mk_bvshl(c, m, up)))))), Z(s, Z3_mk_bvshl(c, val, up))));
+	Z3_ast lo = Z(s, Z3_mk_bvor(c, Z(s, Z3_mk_bvand(c, old, Z(s, Z3_mk_bvnot(c,
+			Z(s, Z3_mk_bvlshr(c, m, down)))))), Z(s, Z3_mk_bvlshr(c, val, down))));
+
+	return ite(s, Z(s, Z3_mk_bvsge(c, rel, k(s, 64, 0))), hi, lo);
+}
+
 static Z3_ast encode_value(struct enc *en, const struct ssa_insn *v)
 {
 	struct smt *s = en->s;
@@ -602,6 +651,10 @@ static Z3_ast encode_value(struct enc *en, const struct ssa_insn *v)
 		return fresh(s, "tailret", s->bv64);
 	case SSA_PHI:
 		return phi(en, v);
+	case SSA_SLOTLOAD:
+		return slot_load_dyn(en, v);
+	case SSA_SLOTSTORE:
+		return slot_store_dyn(en, v);
 	case SSA_NKINDS:
 		break;
 	}

@@ -75,14 +75,14 @@ static void phi_ptr(struct lifter *l, struct ssa_insn *phi)
 		if (acc.kind == PTR_FP && o->kind == PTR_FP && acc.frame == o->frame &&
 		    acc.off == o->off)
 			continue;
-		if (acc.kind != PTR_NONE && o->kind != PTR_NONE && acc.frame == o->frame) {
+		if ((acc.kind == PTR_FP || acc.kind == PTR_FPDYN) &&
+		    (o->kind == PTR_FP || o->kind == PTR_FPDYN) && acc.frame == o->frame) {
 			acc.kind = PTR_FPDYN;
 			continue;
 		}
-		/* stack pointer on some paths only: accesses through it are
-		 * not resolvable */
-		acc.frame = acc.kind != PTR_NONE ? acc.frame : o->frame;
-		acc.kind = PTR_FPDYN;
+		/* the stack on some paths only, or of different frames:
+		 * accesses through it are not resolved */
+		acc.kind = PTR_MIXED;
 	}
 	*lift_ptr(l, phi->id) = acc;
 }

@@ -46,6 +46,8 @@
 	X(LDPKT,   "ldpkt")    /* legacy packet load: size, args[0] = skb, args[1] = index reg or none, imm */ \
 	X(EXTRACT, "extract")  /* bytes [imm, imm+size) of slot value args[0], sx */ \
 	X(INSERT,  "insert")   /* slot value args[0] with bytes [imm, imm+size) replaced by args[1] */ \
+	X(SLOTLOAD, "slotload")  /* [args[0] + imm, +size) in the stack of frame tframe, at a variable offset: args[1..64] its slots; sx */ \
+	X(SLOTSTORE, "slotstore") /* slot tslot of frame tframe (args[0]) after storing size bytes of args[2] at args[1] + imm */ \
 	X(SELECT,  "select")   /* args[0] == args[1] (low `size` bytes) ? args[2] : args[3] */ \
 	X(CALL,    "call")     /* helper (imm = id) or kfunc (ref); args r1..r5 then memory operands */ \
 	X(HAVOC,   "havoc")    /* a fresh value: stack bytes a call may have written (imm = call value id) */ \
@@ -85,6 +87,7 @@ struct ssa_insn {
 	uint8_t op;         /* ALU/UNARY: enum isa_op; ATOMIC: enum isa_atomic */
 	uint8_t size;       /* bytes */
 	bool is64, sx, fetch;
+	uint16_t tframe, tslot;   /* SLOTLOAD / SLOTSTORE: the stack accessed */
 	int64_t imm;
 	struct insn_ref ref;      /* ADDR, CALL (kfunc/helper) */
 	uint32_t *args;

@@ -83,9 +83,10 @@ static int frame_index(struct lifter *l, uint16_t f)
 	return -1;
 }
 
-/* If value V + OFF of SIZE bytes is a constant stack address, return the
- * slot's location; 1 = stack slot, 0 = not the stack, -1 = stack but not
- * resolvable (reported as unsupported). */
+/* Where value V + OFF (SIZE bytes) points: 0 = not the stack; 1 = a
+ * constant stack slot (*fi, *slot, *byte set); 2 = frame *fi at a variable
+ * offset; -1 = the stack in a way the lift does not model (reported as
+ * unsupported). */
 static int stack_loc(struct lifter *l, uint32_t v, int16_t off, unsigned size,
 		     int *fi, unsigned *slot, unsigned *byte)
 {
@@ -94,13 +95,20 @@ static int stack_loc(struct lifter *l, uint32_t v, int16_t off, unsigned size,
 
 	if (pi->kind == PTR_NONE)
 		return 0;
-	if (pi->kind == PTR_FPDYN) {
-		lift_unsupported(l, "insn %u: stack access at a variable offset", l->slot);
+	if (pi->kind == PTR_MIXED) {
+		lift_unsupported(l, "insn %u: access through a pointer that is a stack pointer on some paths only",
+				 l->slot);
 		return -1;
 	}
-	o = (int64_t)pi->off + off + ISA_STACK_SIZE;
 	*fi = frame_index(l, pi->frame);
-	if (*fi < 0 || o < 0 || o + size > ISA_STACK_SIZE) {
+	if (*fi < 0) {
+		lift_unsupported(l, "insn %u: access to the stack of a function that has returned", l->slot);
+		return -1;
+	}
+	if (pi->kind == PTR_FPDYN)
+		return 2;
+	o = (int64_t)pi->off + off + ISA_STACK_SIZE;
+	if (o < 0 || o + size > ISA_STACK_SIZE) {
 		lift_unsupported(l, "insn %u: stack access out of bounds (r10%+lld)", l->slot,
 			    (long long)(o - ISA_STACK_SIZE));
 		return -1;
@@ -112,6 +120,44 @@ static int stack_loc(struct lifter *l, uint32_t v, int16_t off, unsigned size,
 		return -1;
 	}
 	return 1;
+}
+
+/* A load at a variable offset into frame FI: SLOTLOAD over all its slots. */
+static uint32_t slot_load_dyn(struct lifter *l, int fi, uint32_t addr, int16_t off,
+			      unsigned size, bool sx)
+{
+	struct ssa_insn *v = lift_emit(l, SSA_SLOTLOAD, 1 + SSA_SLOTS);
+	unsigned s;
+
+	v->args[0] = addr;
+	for (s = 0; s < SSA_SLOTS; s++)
+		v->args[1 + s] = l->st->fr[fi].slots[s];
+	v->imm = off;
+	v->size = (uint8_t)size;
+	v->sx = sx;
+	v->tframe = (uint16_t)l->st->fr[fi].id;
+	return v->id;
+}
+
+/* A store at a variable offset into frame FI: every slot gets a SLOTSTORE
+ * (the slot, updated where the store's bytes overlap it). */
+static void slot_store_dyn(struct lifter *l, int fi, uint32_t addr, int16_t off,
+			   unsigned size, uint32_t val)
+{
+	unsigned s;
+
+	for (s = 0; s < SSA_SLOTS; s++) {
+		struct ssa_insn *v = lift_emit(l, SSA_SLOTSTORE, 3);
+
+		v->args[0] = l->st->fr[fi].slots[s];
+		v->args[1] = addr;
+		v->args[2] = val;
+		v->imm = off;
+		v->size = (uint8_t)size;
+		v->tframe = (uint16_t)l->st->fr[fi].id;
+		v->tslot = (uint16_t)s;
+		l->st->fr[fi].slots[s] = v->id;
+	}
 }
 
 static uint32_t slot_read(struct lifter *l, int fi, unsigned s, unsigned byte,
@@ -162,6 +208,12 @@ static void set_ptr_alu(struct lifter *l, uint32_t v, const struct insn *in,
 
 	if (!in->is64 || (pa->kind == PTR_NONE && pb->kind == PTR_NONE))
 		return;
+	if (pa->kind == PTR_MIXED || pb->kind == PTR_MIXED) {
+		pv->kind = PTR_MIXED;
+		return;
+	}
+	if (pa->kind != PTR_NONE && pb->kind != PTR_NONE)
+		return; /* pointer - pointer is a number */
 	pv->kind = PTR_FPDYN;
 	pv->frame = pa->kind != PTR_NONE ? pa->frame : pb->frame;
 	if (pa->kind == PTR_FP && lift_is_const(l, b, &c) && (in->op == ISA_ADD || in->op == ISA_SUB)) {
@@ -272,8 +324,13 @@ static void lift_load(struct lifter *l, const struct insn *in)
 	int fi, r = stack_loc(l, base, in->off, in->size, &fi, &s, &byte);
 	struct ssa_insn *v;
 
-	if (r > 0) {
+	if (r == 1) {
 		l->st->regs[in->dst] = slot_read(l, fi, s, byte, in->size, in->op == ISA_LDXSX);
+		return;
+	}
+	if (r == 2) {
+		l->st->regs[in->dst] = slot_load_dyn(l, fi, base, in->off, in->size,
+						     in->op == ISA_LDXSX);
 		return;
 	}
 	v = lift_emit(l, SSA_LOAD, 1);
@@ -292,8 +349,12 @@ static void lift_store(struct lifter *l, const struct insn *in)
 	int fi, r = stack_loc(l, base, in->off, in->size, &fi, &s, &byte);
 	struct ssa_insn *v;
 
-	if (r > 0) {
+	if (r == 1) {
 		slot_write(l, fi, s, byte, in->size, val);
+		return;
+	}
+	if (r == 2) {
+		slot_store_dyn(l, fi, base, in->off, in->size, val);
 		return;
 	}
 	v = lift_emit(l, SSA_STORE, 2);
@@ -362,8 +423,12 @@ static void lift_atomic(struct lifter *l, const struct insn *in)
 	int fi, r = stack_loc(l, base, in->off, in->size, &fi, &s, &byte);
 	struct ssa_insn *v;
 
-	if (r > 0) {
+	if (r == 1) {
 		lift_stack_atomic(l, in, fi, s, byte);
+		return;
+	}
+	if (r == 2) {
+		lift_unsupported(l, "insn %u: atomic operation on the stack at a variable offset", l->slot);
 		return;
 	}
 	v = lift_emit(l, SSA_ATOMIC, 3);
@@ -425,10 +490,14 @@ static void lift_call(struct lifter *l, const struct insn *in)
 	uint32_t nmem = 0, nslots = 0, i, j, k;
 	struct ssa_insn *v;
 	unsigned s, byte;
-	int fi;
+	int fi, r;
 
 	for (i = 1; i <= 5; i++) {
-		if (stack_loc(l, l->st->regs[i], 0, 1, &fi, &s, &byte) <= 0)
+		r = stack_loc(l, l->st->regs[i], 0, 1, &fi, &s, &byte);
+		if (r == 2)
+			lift_unsupported(l, "insn %u: a stack pointer at a variable offset passed to a call",
+					 l->slot);
+		if (r != 1)
 			continue;
 		mem[nmem].argno = (uint8_t)i;
 		mem[nmem].written = !arg_read_only(in, i);

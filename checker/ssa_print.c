@@ -151,6 +151,15 @@ static void print_insn(const struct ssa_prog *p, const struct ssa_block *b,
 		fprintf(out, "insert.%s v%u @%" PRId64 ", v%u", uname(v->size, false),
 			v->args[0], v->imm, v->args[1]);
 		break;
+	case SSA_SLOTLOAD:
+		fprintf(out, "slotload.%s [v%u %+" PRId64 "] in frame %u's stack", uname(v->size, v->sx),
+			v->args[0], v->imm, v->tframe);
+		break;
+	case SSA_SLOTSTORE:
+		fprintf(out, "slotstore.%s fp%u%d: v%u, [v%u %+" PRId64 "] = v%u", uname(v->size, false),
+			v->tframe, (int)v->tslot * 8 - ISA_STACK_SIZE, v->args[0], v->args[1], v->imm,
+			v->args[2]);
+		break;
 	case SSA_SELECT:
 		fprintf(out, "select.%s v%u == v%u ? v%u : v%u", uname(v->size, false),
 			v->args[0], v->args[1], v->args[2], v->args[3]);

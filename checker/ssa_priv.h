@@ -20,7 +20,10 @@ struct state {
 	struct fstate fr[SSA_MAX_FRAMES];
 };
 
-enum ptr_kind { PTR_NONE, PTR_FP, PTR_FPDYN };
+/* What a value is known to point to: not the stack; frame + constant
+ * offset; frame + variable offset; or the stack on some paths only (or of
+ * different frames), which the lift does not resolve. */
+enum ptr_kind { PTR_NONE, PTR_FP, PTR_FPDYN, PTR_MIXED };
 
 struct ptrinfo {
 	uint8_t kind;

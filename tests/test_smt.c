@@ -297,6 +297,30 @@ START_TEST(stack_spill_fill)
 }
 END_TEST
 
+/* Stack access at a variable offset (the index comes from memory, so the
+ * lift cannot know it): loads and stores through SLOTLOAD / SLOTSTORE, also
+ * a store spanning two slots. */
+START_TEST(stack_variable_offset)
+{
+	static const uint8_t three[] = { 3 }, five[] = { 5 };
+	static const char prologue[] =
+		"ldxb %r3, [%r1+0]\nand %r3, 7\n"
+		"lddw %r4, 0x0807060504030201\nstxdw [%r10-16], %r4\n"
+		"lddw %r4, 0x100f0e0d0c0b0a09\nstxdw [%r10-8], %r4\n"
+		"mov %r2, %r10\nadd %r2, -16\nadd %r2, %r3\n";
+	char text[1024];
+
+	snprintf(text, sizeof(text), "%s%s", prologue,
+		 "ldxb %r0, [%r2+0]\nmov %r5, 0xff\nstxb [%r2+6], %r5\n"
+		 "ldxdw %r6, [%r10-8]\nadd %r0, %r6\nexit");
+	check_r0_mem(text, 0x100f0e0d0c0bff0dull, three, sizeof(three));
+	snprintf(text, sizeof(text), "%s%s", prologue,
+		 "lddw %r4, 0xaabbccddeeff1122\nstxdw [%r2+0], %r4\n"
+		 "ldxdw %r0, [%r10-16]\nldxdw %r6, [%r10-8]\nxor %r0, %r6\nexit");
+	check_r0_mem(text, 0xef1e2cafbfcfdfefull, five, sizeof(five));
+}
+END_TEST
+
 START_TEST(flat_memory)
 {
 	static const uint8_t mem[8] = { 1, 2, 3, 4, 5, 6, 0x80, 0xff };
@@ -462,6 +486,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, phi_at_join);
 	tcase_add_test(tc, stack_spill_fill);
 	tcase_add_test(tc, flat_memory);
+	tcase_add_test(tc, stack_variable_offset);
 	tcase_add_test(tc, frame_and_inputs);
 	tcase_add_test(tc, timeout_is_unknown);
 	tcase_add_test(tc, z3_errors_are_recorded);

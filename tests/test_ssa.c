@@ -303,16 +303,38 @@ START_TEST(stack_atomics_are_read_modify_write)
 }
 END_TEST
 
-START_TEST(variable_stack_offset_is_unsupported)
+START_TEST(variable_stack_offset)
 {
 	static const struct bpf_insn raw[] = {
-		MOV64_REG(2, 10), ADD64_REG(2, 1), LDX_B(0, 2, -1), EXIT(),
+		MOV64_REG(2, 10), ADD64_REG(2, 1), STX_B(2, 1, -2), LDX_B(0, 2, -1), EXIT(),
+	};
+	struct run r;
+	char *text;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_ptr_null(r.p->unsupported);
+	text = dump(&r);
+	ck_assert_ptr_nonnull(strstr(text, "  v8 = slotstore.u8 fp0-512: v0, [v7 -2] = v1    ; insn 2\n"));
+	ck_assert_ptr_nonnull(strstr(text, " = slotstore.u8 fp0-8: v0, [v7 -2] = v1    ; insn 2\n"));
+	ck_assert_ptr_nonnull(strstr(text, " = slotload.u8 [v7 -1] in frame 0's stack    ; insn 3\n"));
+	free(text);
+	done(&r);
+}
+END_TEST
+
+START_TEST(pointer_stack_on_some_paths_is_unsupported)
+{
+	static const struct bpf_insn raw[] = {
+		JEQ_IMM(1, 0, 3), MOV64_REG(2, 10), ADD64_IMM(2, -8), JA(1),
+		MOV64_REG(2, 1), LDX_B(0, 2, 0), EXIT(),
 	};
 	struct run r;
 
 	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
 	ck_assert_int_eq(r.err, 0);
-	ck_assert_str_eq(r.p->unsupported, "insn 2: stack access at a variable offset");
+	ck_assert_str_eq(r.p->unsupported,
+			 "insn 5: access through a pointer that is a stack pointer on some paths only");
 	done(&r);
 }
 END_TEST
@@ -424,7 +446,8 @@ int main(void)
 	tcase_add_test(tc, tail_call_may_not_return);
 	tcase_add_test(tc, partial_stack_access);
 	tcase_add_test(tc, stack_atomics_are_read_modify_write);
-	tcase_add_test(tc, variable_stack_offset_is_unsupported);
+	tcase_add_test(tc, variable_stack_offset);
+	tcase_add_test(tc, pointer_stack_on_some_paths_is_unsupported);
 	tcase_add_test(tc, call_depth_over_8_is_unsupported);
 	tcase_add_test(tc, constants_fold);
 	tcase_add_test(tc, callx_of_a_constant_is_that_helper);
