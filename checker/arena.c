@@ -99,11 +99,12 @@ char *arena_strdup(struct arena *a, const char *s)
 char *arena_printf(struct arena *a, const char *fmt, ...)
 {
 	va_list ap;
+	char probe[1];
 	int n;
 	char *q;
 
 	va_start(ap, fmt);
-	n = vsnprintf(NULL, 0, fmt, ap);
+	n = vsnprintf(probe, sizeof(probe), fmt, ap);
 	va_end(ap);
 	q = arena_alloc(a, (size_t)n + 1);
 	va_start(ap, fmt);
