@@ -103,6 +103,8 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 	int n;
 	char *q;
 
+	if (!fmt)
+		abort(); /* also tells GCC's -Wformat-truncation under UBSan */
 	va_start(ap, fmt);
 	n = vsnprintf(probe, sizeof(probe), fmt, ap);
 	va_end(ap);
