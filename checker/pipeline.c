@@ -28,14 +28,9 @@ static void mark_subprograms(struct loaded *l)
 	}
 }
 
-int check_load(const char *path, struct arena *a, struct diag *d,
-	       struct loaded *out)
+/* The stages after the object is open: decode, resolve, classify. */
+static int finish_load(struct loaded *out, struct diag *d, int err)
 {
-	int err;
-
-	out->o = NULL;
-	out->insns = NULL;
-	err = object_open(path, a, d, &out->o);
 	err = err ?: insn_decode_object(out->o, &out->insns, d);
 	if (!err)
 		mark_subprograms(out);
@@ -44,6 +39,22 @@ int check_load(const char *path, struct arena *a, struct diag *d,
 		out->o = NULL;
 	}
 	return err;
+}
+
+int check_load(const char *path, struct arena *a, struct diag *d,
+	       struct loaded *out)
+{
+	out->o = NULL;
+	out->insns = NULL;
+	return finish_load(out, d, object_open(path, a, d, &out->o));
+}
+
+int check_load_mem(const void *data, size_t size, const char *name,
+		   struct arena *a, struct diag *d, struct loaded *out)
+{
+	out->o = NULL;
+	out->insns = NULL;
+	return finish_load(out, d, object_open_mem(data, size, name, a, d, &out->o));
 }
 
 void check_unload(struct loaded *l)

@@ -21,6 +21,9 @@ struct loaded {
 
 int check_load(const char *path, struct arena *a, struct diag *d,
 	       struct loaded *out);
+/* The same from bytes in memory (tests, fuzzing); they must outlive L. */
+int check_load_mem(const void *data, size_t size, const char *name,
+		   struct arena *a, struct diag *d, struct loaded *out);
 void check_unload(struct loaded *l);
 
 /* Programs matching NAME (a glob on the function name; NULL = every
