@@ -36,8 +36,9 @@
  * its default base (r1); in the encoding r1 = CTX_ADDR and both the ctx
  * bytes and the packet bytes are fixed in the flat memory mem0
  * (smt_assume_bytes). The program only depends on the packet bytes, so the
- * kernel's real addresses never reach r0 (the bounds check compares them,
- * with the same outcome everywhere since len >= PKT_MIN).
+ * kernel's real addresses never reach r0: the bounds check compares them,
+ * with the same outcome everywhere (one packet in 8 is 14-15 bytes long,
+ * shorter than PKT_MIN, and takes the fail path).
  *
  * Comparison: the kernel's retval is the low 32 bits of r0 (XDP actions are
  * u32; the verifier does not restrict XDP return values and test_run
@@ -64,6 +65,7 @@
 #define SKIP_CODE 77
 #define MAX_INSNS 160
 #define PKT_MIN 16            /* the bounds check; loads stay below it */
+#define ETH_HLEN 14           /* the shortest packet XDP test_run takes */
 #define PKT_MAX 64
 #define PKT_ADDR 0x10000000ull
 #define CTX_ADDR 0x200000000ull
@@ -511,7 +513,10 @@ static unsigned check_program(struct gen *g, int fd, const struct opts *o,
 		uint64_t r0 = 0;
 		int ek, ei, es;
 
-		pk.len = PKT_MIN + pick(g, PKT_MAX - PKT_MIN + 1);
+		/* one packet in 8 is shorter than the bounds check (the kernel's
+		 * minimum is ETH_HLEN): the fail path returns 0 */
+		pk.len = pick(g, 8) ? PKT_MIN + pick(g, PKT_MAX - PKT_MIN + 1)
+				    : ETH_HLEN + pick(g, PKT_MIN - ETH_HLEN);
 		for (i = 0; i < pk.len; i++)
 			pk.bytes[i] = (uint8_t)(pick(g, 4) ? rnd(g) : pick(g, 3) ? 0 : 0xff);
 		why_k[0] = why_i[0] = why_s[0] = 0;
