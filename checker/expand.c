@@ -462,8 +462,3 @@ int expand_program(const struct object *o, int func, struct insn **insns,
 	*out = x;
 	return 0;
 }
-
-const struct cfg *expand_cfg(const struct xgraph *x, int f)
-{
-	return x->cfgs[f];
-}

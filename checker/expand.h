@@ -77,7 +77,5 @@ struct xgraph {
 int expand_program(const struct object *o, int func, struct insn **insns,
 		   unsigned bound, uint32_t max_nodes, struct arena *a,
 		   struct diag *d, struct xgraph **out);
-/* The CFG of function F (built before by expand_program). */
-const struct cfg *expand_cfg(const struct xgraph *x, int f);
 
 #endif

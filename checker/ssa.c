@@ -212,6 +212,21 @@ static void place_phis_first(struct lifter *l)
 	free(tmp);
 }
 
+/* End the block with a branch the lift makes up (tail call, bpf_loop):
+ * if (a op imm) succ[0] else succ[1]. */
+static void set_synthetic_branch(struct lifter *l, enum isa_op op, bool is64,
+				 uint32_t a, int64_t imm, const char *note)
+{
+	struct ssa_block *b = l->blk;
+
+	b->term = SSA_TERM_BRANCH;
+	b->cond_op = (uint8_t)op;
+	b->cond64 = is64;
+	b->a = a;
+	b->b = lift_const(l, imm);
+	b->note = note;
+}
+
 static void lift_node(struct lifter *l, const struct xnode *n)
 {
 	struct ssa_block *b = l->blk;
@@ -248,31 +263,20 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 			b->a = l->st->regs[0];
 		} else if (cb->term == CFG_TERM_CALL && last->ref.kind == INSN_REF_HELPER &&
 			   last->imm == BPF_FUNC_tail_call) {
-			b->term = SSA_TERM_BRANCH;   /* r0 == 0: the tail call was taken */
-			b->cond_op = ISA_JEQ;
-			b->cond64 = true;
-			b->a = l->st->regs[0];
-			b->b = lift_const(l, 0);
-			b->note = "bpf_tail_call: taken if r0 == 0";
+			/* r0 == 0: the tail call was taken */
+			set_synthetic_branch(l, ISA_JEQ, true, l->st->regs[0], 0,
+					     "bpf_tail_call: taken if r0 == 0");
 		}
 		break;
-	case XN_CB_TEST:
+	case XN_CB_TEST:   /* iteration k < nr_loops */
 		l->slot = cb->last;
-		b->term = SSA_TERM_BRANCH;   /* iteration k < nr_loops */
-		b->cond_op = ISA_JGT;
-		b->cond64 = false;
-		b->a = f->loop_nr;
-		b->b = lift_const(l, n->k);
-		b->note = "bpf_loop: next iteration?";
+		set_synthetic_branch(l, ISA_JGT, false, f->loop_nr, n->k,
+				     "bpf_loop: next iteration?");
 		break;
-	case XN_CB_NEXT:
+	case XN_CB_NEXT:   /* the callback returned nonzero: stop */
 		l->slot = cb->last;
-		b->term = SSA_TERM_BRANCH;   /* callback returned nonzero: stop */
-		b->cond_op = ISA_JNE;
-		b->cond64 = true;
-		b->a = l->st->regs[0];
-		b->b = lift_const(l, 0);
-		b->note = "bpf_loop: callback asked to stop?";
+		set_synthetic_branch(l, ISA_JNE, true, l->st->regs[0], 0,
+				     "bpf_loop: callback asked to stop?");
 		break;
 	case XN_CB_DONE:
 		l->slot = cb->last;
@@ -366,7 +370,6 @@ static int lift_graph(struct lifter *l)
 		struct xnode *n = &x->nodes[ni];
 		struct state *st = state_new();
 
-		l->blk = NULL;
 		begin_block(l, n, t);
 		l->st = st;
 		if (t == 0)

@@ -66,7 +66,6 @@ enum ssa_term {
 	SSA_TERM_BRANCH,   /* if (a op b) succ[0] else succ[1] */
 	SSA_TERM_EXIT,     /* program returns value `a` */
 	SSA_TERM_UNWIND,   /* loop bound reached: the marker */
-	SSA_TERM_DEAD,     /* cannot be reached (e.g. bpf_tail_call success continues in TAILRET exit) */
 };
 
 /* A stack range that a call receives a pointer to: the slots it may read

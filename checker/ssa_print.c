@@ -271,9 +271,6 @@ void ssa_print(const struct ssa_prog *p, FILE *out)
 		case SSA_TERM_UNWIND:
 			fputs("  unwind    ; loop bound reached: must be unreachable\n", out);
 			break;
-		case SSA_TERM_DEAD:
-			fputs("  unreachable\n", out);
-			break;
 		}
 	}
 }
@@ -351,7 +348,6 @@ static const char *verify_block(const struct ssa_prog *p, const uint32_t *idom,
 			return "exit with successors";
 		return check_use(p, idom, b->a, b->id);
 	case SSA_TERM_UNWIND:
-	case SSA_TERM_DEAD:
 		return b->nsucc ? "terminal block with successors" : NULL;
 	}
 	return "bad terminator";
