@@ -476,15 +476,49 @@ static bool exec_end(struct interp *ip, const struct insn *in)
 	return put(ip, in->dst, bswap(d, bits)) && next(ip);
 }
 
+/* Does [ADDR, ADDR+SIZE) overlap any region, live or dead? */
+static bool overlaps_any(const struct interp *ip, uint64_t addr, uint32_t size)
+{
+	const struct interp_region *r = ip->regions.data;
+	uint64_t end = addr + size;
+	size_t i;
+
+	if (end < addr)
+		return true;    /* wraps: leave it to access() */
+	for (i = 0; i < ip->regions.len; i++)
+		if (addr < r[i].base + r[i].size && r[i].base < end)
+			return true;
+	return false;
+}
+
+/* A load no region covers, answered by env->load_unmapped. */
+static bool load_unmapped(struct interp *ip, uint64_t addr, uint32_t size,
+			  uint64_t *v)
+{
+	if (ip->env.load_unmapped(ip->env.arg, ip, addr, size, v) < 0 ||
+	    ip->failed) {
+		access(ip, addr, size, false, "load");  /* the usual fault */
+		return false;
+	}
+	*v = zext(*v, 8u * size);
+	return true;
+}
+
 static bool exec_load(struct interp *ip, const struct insn *in)
 {
 	uint64_t addr = ip->regs[in->src] + (int64_t)in->off;
-	uint8_t *p = access(ip, addr, in->size, false, "load");
+	uint8_t *p;
 	uint64_t v;
 
-	if (!p)
-		return false;
-	v = load_le(p, in->size);
+	if (ip->env.load_unmapped && !overlaps_any(ip, addr, in->size)) {
+		if (!load_unmapped(ip, addr, in->size, &v))
+			return false;
+	} else {
+		p = access(ip, addr, in->size, false, "load");
+		if (!p)
+			return false;
+		v = load_le(p, in->size);
+	}
 	if (in->op == ISA_LDXSX)
 		v = sext(v, 8u * in->size);
 	return put(ip, in->dst, v) && next(ip);

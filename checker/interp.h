@@ -58,6 +58,9 @@
  *   Regions can be added at any time, also from inside a callback (a helper
  *   returning a map value pointer adds a region or reuses the one it added
  *   before: the environment keeps the index).
+ *   A load overlapping no region goes to env->load_unmapped when there is
+ *   one (kernel memory the replay answers from the counterexample); a load
+ *   that overlaps a region only partly, or a dead one, still faults.
  * - Counting: every executed instruction counts one step (LD imm64 counts
  *   once, a helper call once). Before an instruction would exceed
  *   max_steps the run ends with INTERP_STEP_LIMIT. env->on_insn (optional)
@@ -135,6 +138,12 @@ struct interp_env {
 	/* Trace: called before each instruction executes. */
 	void (*on_insn)(void *arg, int sec, uint32_t slot,
 			const uint64_t regs[ISA_NREGS]);
+	/* Optional: a load (LDX / LDXSX, not a store or atomic) of SIZE bytes
+	 * at ADDR that overlaps no region at all (live or dead). Return 0 with
+	 * *VALUE (the SIZE-byte value, zero-extended; LDXSX then sign-extends
+	 * it), or < 0 to fault as without the hook (or after interp_error()). */
+	int (*load_unmapped)(void *arg, struct interp *ip, uint64_t addr,
+			     uint32_t size, uint64_t *value);
 };
 
 struct interp_result {

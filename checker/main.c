@@ -3,6 +3,7 @@
  * Exit codes: 0 success (every invariant holds), 1 a violation, 3 unknown,
  * 2 usage, input or internal error.
  */
+#include "checker.h"
 #include "pipeline.h"
 
 #include <getopt.h>
@@ -34,6 +35,14 @@ static void usage(FILE *out)
 	      "  --program=NAME    only programs whose function name matches NAME (a glob)\n"
 	      "  --loop-bound=N    unroll each loop at most N times (default 64); a loop\n"
 	      "                    that needs more makes the verdict unknown\n"
+	      "  --timeout=S       give the solver at most S seconds per query (default:\n"
+	      "                    no limit); a query that runs out of time makes the\n"
+	      "                    verdict unknown; 0: no solving at all (all unknown)\n"
+	      "  --jobs=N          check N invariants in parallel (one Z3 context each)\n"
+	      "  --format=F        text (default, compiler style) or json (docs/json-output.md)\n"
+	      "  --quiet           print only violations, unknowns and errors\n"
+	      "  -I DIR, --pack-dir=DIR\n"
+	      "                    search DIR for `import \"NAME\"` before the built-in packs\n"
 	      "  --help            this text\n"
 	      "  --version         the version\n"
 	      "\n"
@@ -47,11 +56,19 @@ static int usage_error(const char *what)
 	return -1;
 }
 
+#define MAX_PACK_DIRS 16
+
 struct cli {
 	int dump;
 	const char *program;
 	struct ssa_opts ssa;
 	const char *object, *spec;
+	struct check_opts check;
+	bool timeout_set;
+	enum report_format format;
+	bool quiet;
+	const char *pack_dirs[MAX_PACK_DIRS + 2];
+	unsigned npack_dirs;
 };
 
 static int parse_uint(const char *s, unsigned max, unsigned *out)
@@ -74,6 +91,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "dump", required_argument, NULL, 'd' },
 		{ "program", required_argument, NULL, 'p' },
 		{ "loop-bound", required_argument, NULL, 'l' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "jobs", required_argument, NULL, 'j' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "pack-dir", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -82,7 +104,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 
 	c->dump = -1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	unsigned t;
+
+	while ((ch = getopt_long(argc, argv, "I:", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'd':
 			c->dump = dump_stage_parse(optarg);
@@ -99,6 +123,43 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				fprintf(stderr, "bpf-invcheck: error: --loop-bound needs a number from 1 to %u, not '%s'\n", 1u << 20, optarg);
 				return -1;
 			}
+			break;
+		case 't':
+			if (!strcmp(optarg, "0")) {
+				t = 0;
+			} else if (parse_uint(optarg, 86400, &t)) {
+				fprintf(stderr, "bpf-invcheck: error: --timeout needs a number of seconds from 0 to 86400, not '%s'\n", optarg);
+				return -1;
+			}
+			c->check.timeout_ms = t * 1000;
+			c->check.no_time = t == 0;
+			c->timeout_set = true;
+			break;
+		case 'j':
+			if (parse_uint(optarg, 256, &c->check.jobs)) {
+				fprintf(stderr, "bpf-invcheck: error: --jobs needs a number from 1 to 256, not '%s'\n", optarg);
+				return -1;
+			}
+			break;
+		case 'f':
+			if (!strcmp(optarg, "text")) {
+				c->format = REPORT_TEXT;
+			} else if (!strcmp(optarg, "json")) {
+				c->format = REPORT_JSON;
+			} else {
+				fprintf(stderr, "bpf-invcheck: error: unknown --format '%s' (expected text or json)\n", optarg);
+				return -1;
+			}
+			break;
+		case 'q':
+			c->quiet = true;
+			break;
+		case 'I':
+			if (c->npack_dirs == MAX_PACK_DIRS) {
+				fprintf(stderr, "bpf-invcheck: error: at most %u pack directories\n", MAX_PACK_DIRS);
+				return -1;
+			}
+			c->pack_dirs[c->npack_dirs++] = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -127,6 +188,43 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
+/* Resolve the spec, run every check, report. Returns the exit code (0, 1,
+ * 3, or 2 for an internal error) or -1 after a diagnostic. */
+static int run_checks(struct cli *c, struct loaded *l, const int *progs, int nprogs,
+		      struct arena *a, struct diag *d)
+{
+	struct resolve_opts ro = { .pack_dirs = c->pack_dirs, .progs = progs, .nprogs = nprogs };
+	struct check_result *r;
+	struct mon_set *set;
+	int code = 0;
+	unsigned i;
+
+	c->pack_dirs[c->npack_dirs++] = INVCHECK_PACK_DIR;
+	ro.npack_dirs = c->npack_dirs;
+	if (spec_resolve_file(c->spec, l->o, &ro, a, d, &set))
+		return -1;
+	c->check.loop_bound = c->ssa.loop_bound;
+	r = calloc(set->n ? set->n : 1, sizeof(*r));
+	if (!r)
+		abort();
+	check_run_all(l, set, &c->check, r);
+	report_write(l, set, r, c->format, c->quiet, stdout);
+	for (i = 0; i < set->n; i++) {
+		if (r[i].verdict == CHECK_ERROR) {
+			fprintf(stderr, "bpf-invcheck: internal error in %s: %s\n", set->checks[i].name,
+				r[i].reason);
+			code = EXIT_USAGE;
+		} else if (r[i].verdict == CHECK_VIOLATED && code != EXIT_USAGE) {
+			code = 1;
+		} else if (r[i].verdict == CHECK_UNKNOWN && code == 0) {
+			code = 3;
+		}
+		check_result_free(&r[i]);
+	}
+	free(r);
+	return code;
+}
+
 int main(int argc, char **argv)
 {
 	struct diag d = { .sink = print_diag };
@@ -137,10 +235,6 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &c))
 		return EXIT_USAGE;
-	if (c.dump < 0) {
-		fprintf(stderr, "bpf-invcheck: error: checking a spec is not available in this version yet; use --dump=STAGE\n");
-		return EXIT_USAGE;
-	}
 	a = arena_new();
 	err = check_load(c.object, a, &d, &l);
 	if (err) {
@@ -152,14 +246,16 @@ int main(int argc, char **argv)
 	if (c.program && n == 0) {
 		diag_fail(&d, c.object, "no program matches '%s'", c.program);
 		err = -1;
-	} else {
+	} else if (c.dump >= 0) {
 		err = dump_programs(&l, (enum dump_stage)c.dump, progs, n, &c.ssa, a, &d, stdout);
+	} else {
+		err = run_checks(&c, &l, c.program ? progs : NULL, n, a, &d);
 	}
 	check_unload(&l);
 	arena_free(a);
-	if (fflush(stdout) != 0 && !err) {
+	if (fflush(stdout) != 0 && err >= 0) {
 		fprintf(stderr, "bpf-invcheck: error: writing the output failed\n");
 		return EXIT_USAGE;
 	}
-	return err ? EXIT_USAGE : 0;
+	return err < 0 ? EXIT_USAGE : err;
 }

@@ -19,22 +19,13 @@
  * back a harmless term so that no NULL ever reaches Z3. smt_encode() stops
  * at the next instruction boundary and returns -EIO.
  */
-#include "smt.h"
+#include "smt_priv.h"
 
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-struct smt {
-	Z3_context ctx;
-	Z3_solver solver;
-	Z3_sort bv64, bv8, mem;
-	Z3_ast t, f, zero64;       /* true, false, 0 */
-	unsigned timeout;          /* the solver's current timeout (ms) */
-	bool failed;
-	char err[200];
-};
 
 /* Does nothing: Z3 keeps the code, chk() and zok() read it. */
 static void on_z3_error(Z3_context c, Z3_error_code e)
@@ -42,34 +33,6 @@ static void on_z3_error(Z3_context c, Z3_error_code e)
 	(void)c;
 	(void)e;
 }
-
-static bool zok(struct smt *s)
-{
-	Z3_error_code code = Z3_get_error_code(s->ctx);
-
-	if (code == Z3_OK)
-		return true;
-	if (!s->failed) {
-		s->failed = true;
-		snprintf(s->err, sizeof(s->err), "Z3 error %d: %s", (int)code,
-			 Z3_get_error_msg(s->ctx, code));
-	}
-	return false;
-}
-
-static Z3_ast chk(struct smt *s, Z3_ast t)
-{
-	if (!zok(s) || !t) {
-		if (!s->failed) {
-			s->failed = true;
-			snprintf(s->err, sizeof(s->err), "Z3 returned no term");
-		}
-		return s->zero64;
-	}
-	return t;
-}
-
-#define Z(s, call) chk((s), (call))
 
 struct smt *smt_new(void)
 {
@@ -142,11 +105,6 @@ const char *smt_error(const struct smt *s)
 
 /* ---- term helpers ------------------------------------------------------ */
 
-static Z3_ast k(struct smt *s, unsigned bits, uint64_t v)
-{
-	return Z(s, Z3_mk_unsigned_int64(s->ctx, v, Z3_mk_bv_sort(s->ctx, bits)));
-}
-
 Z3_ast smt_bv64(struct smt *s, uint64_t v)
 {
 	return k(s, 64, v);
@@ -188,55 +146,34 @@ void smt_assume(struct smt *s, Z3_ast f)
 	zok(s);
 }
 
-static Z3_ast or_n(struct smt *s, Z3_ast *v, unsigned n)
+/* Unsigned X / Y or X % Y (W bits, Y not a constant). For programs of an
+ * object: for Y != 0 fresh Q and R with X = Q * Y + R (in 2W bits: no
+ * overflow) and R < Y - exact, and it hands the solver "R < Y" directly,
+ * which proofs like "first + hash % count < first + count" need (xdp_lb:
+ * over 5 minutes with bvurem, also with the lemma R < Y beside it; 2 s this
+ * way). Bare code keeps bvudiv/bvurem: there the operands are mostly
+ * concrete, and solving X = Q * Y + R for concrete X and Y is slow (the
+ * kernel differential test timed out on 4 of 900 packets). The replay of
+ * every counterexample checks the encoding against the interpreter. */
+static Z3_ast udivmod(struct smt *s, Z3_ast x, Z3_ast y, unsigned w, bool mod)
 {
-	if (n == 0)
-		return s->f;
-	if (n == 1)
-		return v[0];
-	return Z(s, Z3_mk_or(s->ctx, n, v));
-}
+	Z3_context c = s->ctx;
+	Z3_sort sw = Z3_mk_bv_sort(c, w);
+	Z3_ast q, r, X, Y, Q, R, sum;
 
-static Z3_ast ite(struct smt *s, Z3_ast c, Z3_ast a, Z3_ast b)
-{
-	if (a == b || c == s->t)
-		return a;
-	if (c == s->f)
-		return b;
-	return Z(s, Z3_mk_ite(s->ctx, c, a, b));
+	if (!s->divmod_vars)
+		return mod ? Z(s, Z3_mk_bvurem(c, x, y)) : Z(s, Z3_mk_bvudiv(c, x, y));
+	q = fresh(s, "quot", sw);
+	r = fresh(s, "rem", sw);
+	X = Z(s, Z3_mk_zero_ext(c, w, x));
+	Y = Z(s, Z3_mk_zero_ext(c, w, y));
+	Q = Z(s, Z3_mk_zero_ext(c, w, q));
+	R = Z(s, Z3_mk_zero_ext(c, w, r));
+	sum = Z(s, Z3_mk_bvadd(c, Z(s, Z3_mk_bvmul(c, Q, Y)), R));
+	smt_assume(s, smt_implies(s, smt_not(s, smt_eq(s, y, k(s, w, 0))),
+				  smt_and(s, smt_eq(s, sum, X), Z(s, Z3_mk_bvult(c, r, y)))));
+	return mod ? r : q;
 }
-
-static Z3_ast bits(struct smt *s, unsigned hi, unsigned lo, Z3_ast t)
-{
-	return Z(s, Z3_mk_extract(s->ctx, hi, lo, t));
-}
-
-/* The low N bits of 64-bit T. */
-static Z3_ast low(struct smt *s, Z3_ast t, unsigned n)
-{
-	return n == 64 ? t : bits(s, n - 1, 0, t);
-}
-
-/* N-bit T to 64 bits. */
-static Z3_ast widen(struct smt *s, Z3_ast t, unsigned n, bool sx)
-{
-	if (n == 64)
-		return t;
-	return sx ? Z(s, Z3_mk_sign_ext(s->ctx, 64 - n, t))
-		  : Z(s, Z3_mk_zero_ext(s->ctx, 64 - n, t));
-}
-
-static Z3_ast cat(struct smt *s, Z3_ast hi, Z3_ast lo)
-{
-	return Z(s, Z3_mk_concat(s->ctx, hi, lo));
-}
-
-static Z3_ast fresh(struct smt *s, const char *prefix, Z3_sort sort)
-{
-	return Z(s, Z3_mk_fresh_const(s->ctx, prefix, sort));
-}
-
-/* ---- semantics --------------------------------------------------------- */
 
 /* ALU OP (enum isa_op) on A and B, 64- or 32-bit; the 64-bit result. */
 static Z3_ast alu(struct smt *s, unsigned op, bool is64, Z3_ast a, Z3_ast b)
@@ -251,9 +188,17 @@ static Z3_ast alu(struct smt *s, unsigned op, bool is64, Z3_ast a, Z3_ast b)
 	case ISA_ADD: r = Z(s, Z3_mk_bvadd(c, x, y)); break;
 	case ISA_SUB: r = Z(s, Z3_mk_bvsub(c, x, y)); break;
 	case ISA_MUL: r = Z(s, Z3_mk_bvmul(c, x, y)); break;
-	case ISA_DIV: r = ite(s, y0, zero, Z(s, Z3_mk_bvudiv(c, x, y))); break;
+	case ISA_DIV:
+		if (!Z3_is_numeral_ast(c, y))
+			return widen(s, ite(s, y0, zero, udivmod(s, x, y, w, false)), w, false);
+		r = ite(s, y0, zero, Z(s, Z3_mk_bvudiv(c, x, y)));
+		break;
 	case ISA_SDIV: r = ite(s, y0, zero, Z(s, Z3_mk_bvsdiv(c, x, y))); break;
-	case ISA_MOD: r = ite(s, y0, x, Z(s, Z3_mk_bvurem(c, x, y))); break;
+	case ISA_MOD:
+		if (!Z3_is_numeral_ast(c, y))
+			return widen(s, ite(s, y0, x, udivmod(s, x, y, w, true)), w, false);
+		r = ite(s, y0, x, Z(s, Z3_mk_bvurem(c, x, y)));
+		break;
 	case ISA_SMOD: r = ite(s, y0, x, Z(s, Z3_mk_bvsrem(c, x, y))); break;
 	case ISA_OR: r = Z(s, Z3_mk_bvor(c, x, y)); break;
 	case ISA_AND: r = Z(s, Z3_mk_bvand(c, x, y)); break;
@@ -344,36 +289,6 @@ static Z3_ast cond(struct smt *s, unsigned op, bool is64, Z3_ast a, Z3_ast b)
 	}
 }
 
-/* ---- memory ------------------------------------------------------------ */
-
-static Z3_ast addr_at(struct smt *s, Z3_ast base, int64_t off)
-{
-	return off ? Z(s, Z3_mk_bvadd(s->ctx, base, k(s, 64, (uint64_t)off))) : base;
-}
-
-/* SIZE bytes at ADDR in MEM, little-endian, extended to 64 bits. */
-static Z3_ast mem_load(struct smt *s, Z3_ast mem, Z3_ast addr, unsigned size, bool sx)
-{
-	Z3_ast r = NULL;
-	unsigned i;
-
-	for (i = 0; i < size; i++) {
-		Z3_ast b = Z(s, Z3_mk_select(s->ctx, mem, addr_at(s, addr, i)));
-
-		r = r ? cat(s, b, r) : b;
-	}
-	return widen(s, r, size * 8, sx);
-}
-
-static Z3_ast mem_store(struct smt *s, Z3_ast mem, Z3_ast addr, unsigned size, Z3_ast v)
-{
-	unsigned i;
-
-	for (i = 0; i < size; i++)
-		mem = Z(s, Z3_mk_store(s->ctx, mem, addr_at(s, addr, i),
-				       bits(s, 8 * i + 7, 8 * i, v)));
-	return mem;
-}
 
 void smt_assume_bytes(struct smt *s, const struct smt_prog *e, uint64_t addr,
 		      const uint8_t *bytes, size_t n)
@@ -387,21 +302,24 @@ void smt_assume_bytes(struct smt *s, const struct smt_prog *e, uint64_t addr,
 
 /* ---- the encoder ------------------------------------------------------- */
 
-struct enc {
-	struct smt *s;
-	struct smt_prog *e;
-	const struct ssa_prog *p;
-	const struct smt_input *in;
-	uint8_t *done;         /* by value id: encoded */
-	uint32_t *nin;         /* by block: incoming edges filled */
-	Z3_ast mem;            /* the flat memory at the current point */
-	const struct ssa_block *blk;
-};
-
 static Z3_ast encode_value(struct enc *en, const struct ssa_insn *v);
 
+void smt_fail(struct smt *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (s->failed)
+		return;
+	s->failed = true;
+	va_start(ap, fmt);
+	vsnprintf(s->err, sizeof(s->err), fmt, ap);
+	va_end(ap);
+}
+
+#define use smt_use
+
 /* The term of value ID used as an operand. */
-static Z3_ast use(struct enc *en, uint32_t id)
+Z3_ast smt_use(struct enc *en, uint32_t id)
 {
 	struct smt *s = en->s;
 	const struct ssa_insn *v = en->p->values[id];
@@ -420,7 +338,8 @@ static Z3_ast use(struct enc *en, uint32_t id)
 		case SSA_UNDEF: case SSA_CONST: case SSA_INPUT: case SSA_FRAME: case SSA_ALU:
 		case SSA_UNARY: case SSA_ADDR: case SSA_LDPKT: case SSA_EXTRACT: case SSA_INSERT:
 		case SSA_SELECT: case SSA_HAVOC: case SSA_TAILRET: case SSA_SLOTLOAD:
-		case SSA_SLOTSTORE: case SSA_NKINDS:
+		case SSA_SLOTSTORE: case SSA_CMP: case SSA_ASSUME: case SSA_ASSERT:
+		case SSA_NKINDS:
 			break;
 		}
 		en->e->val[id] = encode_value(en, v);
@@ -431,6 +350,9 @@ static Z3_ast use(struct enc *en, uint32_t id)
 
 static Z3_ast frame_addr(struct enc *en, uint32_t f)
 {
+	if (en->objmode)
+		return mem_frame(en, f);
+	{
 	struct smt *s = en->s;
 	Z3_context c = s->ctx;
 	Z3_ast fp, rel, lo;
@@ -454,6 +376,7 @@ static Z3_ast frame_addr(struct enc *en, uint32_t f)
 	smt_assume(s, smt_eq(s, Z(s, Z3_mk_bvand(c, fp, k(s, 64, 7))), s->zero64));
 	en->e->frame[f] = fp;
 	return fp;
+	}
 }
 
 static Z3_ast input(struct enc *en, const struct ssa_insn *v)
@@ -470,7 +393,9 @@ static Z3_ast input(struct enc *en, const struct ssa_insn *v)
 		return s->zero64;
 	}
 	if (!en->e->input[r]) {
-		if (en->in && en->in->reg[r]) {
+		if (en->objmode && r == 1) {
+			en->e->input[r] = k(s, 64, SMT_CTX_BASE);
+		} else if (en->in && en->in->reg[r]) {
 			en->e->input[r] = en->in->reg[r];
 		} else {
 			snprintf(name, sizeof(name), "r%u", r);
@@ -533,7 +458,11 @@ static Z3_ast atomic(struct enc *en, const struct ssa_insn *v)
 	unsigned n = v->size * 8u;
 	Z3_ast addr = addr_at(s, use(en, v->args[0]), v->imm);
 	Z3_ast src = use(en, v->args[1]);
-	Z3_ast old = mem_load(s, en->mem, addr, v->size, false), nv;
+	Z3_ast *mem = mem_array(en, v->args[0], true), old, nv;
+
+	if (!mem)
+		return fresh(s, "atomic", s->bv64);
+	old = mem_load(s, *mem, addr, v->size, false);
 
 	switch ((enum isa_atomic)v->op) {
 	case ISA_ATOMIC_ADD: case ISA_ATOMIC_OR: case ISA_ATOMIC_AND: case ISA_ATOMIC_XOR:
@@ -553,7 +482,7 @@ static Z3_ast atomic(struct enc *en, const struct ssa_insn *v)
 		}
 		return s->zero64;
 	}
-	en->mem = mem_store(s, en->mem, addr, v->size, nv);
+	*mem = mem_store(s, *mem, addr, v->size, nv);
 	return old;
 }
 
@@ -623,12 +552,11 @@ static Z3_ast encode_value(struct enc *en, const struct ssa_insn *v)
 	case SSA_UNARY:
 		return unary(s, v, use(en, v->args[0]));
 	case SSA_ADDR:
-		return fresh(s, "addr", s->bv64);
+		return en->objmode ? mem_addr(en, v) : fresh(s, "addr", s->bv64);
 	case SSA_LOAD:
-		return mem_load(s, en->mem, addr_at(s, use(en, v->args[0]), v->imm), v->size, v->sx);
+		return mem_encode_load(en, v);
 	case SSA_STORE:
-		en->mem = mem_store(s, en->mem, addr_at(s, use(en, v->args[0]), v->imm), v->size,
-				    use(en, v->args[1]));
+		mem_encode_store(en, v);
 		return NULL;
 	case SSA_ATOMIC:
 		return atomic(en, v);
@@ -643,8 +571,7 @@ static Z3_ast encode_value(struct enc *en, const struct ssa_insn *v)
 				     low(s, use(en, v->args[1]), v->size * 8u)),
 			   use(en, v->args[2]), use(en, v->args[3]));
 	case SSA_CALL:
-		en->mem = fresh(s, "mem_call", s->mem);
-		return fresh(s, "call", s->bv64);
+		return mem_encode_call(en, v);
 	case SSA_HAVOC:
 		return fresh(s, "havoc", s->bv64);
 	case SSA_TAILRET:
@@ -655,6 +582,23 @@ static Z3_ast encode_value(struct enc *en, const struct ssa_insn *v)
 		return slot_load_dyn(en, v);
 	case SSA_SLOTSTORE:
 		return slot_store_dyn(en, v);
+	case SSA_CMP:
+		return ite(s, cond(s, v->op, true, use(en, v->args[0]), use(en, v->args[1])),
+			   k(s, 64, 1), s->zero64);
+	case SSA_ASSUME:
+		smt_assume(s, smt_implies(s, en->e->guard[en->blk->id],
+					  smt_not(s, smt_eq(s, use(en, v->args[0]), s->zero64))));
+		return NULL;
+	case SSA_ASSERT: {
+		Z3_ast f = smt_and(s, en->e->guard[en->blk->id],
+				   smt_eq(s, use(en, v->args[0]), s->zero64));
+
+		en->e->fail[v->id] = f;
+		*(Z3_ast *)buf_push(&en->fails, sizeof(Z3_ast)) = f;
+		if (v->nargs > 1)
+			use(en, v->args[1]);
+		return NULL;
+	}
 	case SSA_NKINDS:
 		break;
 	}
@@ -670,12 +614,10 @@ static void enter_block(struct enc *en, const struct ssa_block *b)
 {
 	struct smt *s = en->s;
 	struct smt_prog *e = en->e;
-	uint32_t i;
-	Z3_ast m;
 
 	if (b->id == 0) {
 		e->guard[0] = s->t;
-		en->mem = e->mem0;
+		mem_enter(en, b);
 		return;
 	}
 	if (en->nin[b->id] != b->npreds && !s->failed) {
@@ -685,10 +627,7 @@ static void enter_block(struct enc *en, const struct ssa_block *b)
 		return;
 	}
 	e->guard[b->id] = or_n(s, e->edge[b->id], b->npreds);
-	m = e->mem_out[b->preds[b->npreds - 1]];
-	for (i = b->npreds - 1; i-- > 0;)
-		m = ite(s, e->edge[b->id][i], e->mem_out[b->preds[i]], m);
-	en->mem = m;
+	mem_enter(en, b);
 }
 
 /* The edges leaving block B, into the incoming tables of its successors
@@ -701,7 +640,7 @@ static void leave_block(struct enc *en, const struct ssa_block *b)
 	Z3_ast c = s->t;
 	uint32_t j;
 
-	e->mem_out[b->id] = en->mem;
+	e->mem_out[b->id] = en->ms;
 	if (b->term == SSA_TERM_BRANCH)
 		c = cond(s, b->cond_op, b->cond64, use(en, b->a), use(en, b->b));
 	for (j = 0; j < b->nsucc; j++) {
@@ -765,12 +704,19 @@ int smt_encode(struct smt *s, const struct ssa_prog *p, const struct smt_input *
 	e->val = arena_new_array(a, Z3_ast, p->nvalues);
 	e->guard = arena_new_array(a, Z3_ast, p->nblocks);
 	e->edge = arena_new_array(a, Z3_ast *, p->nblocks);
-	e->mem_out = arena_new_array(a, Z3_ast, p->nblocks);
+	e->mem_out = arena_new_array(a, struct smt_mem, p->nblocks);
+	e->call_after = arena_new_array(a, struct smt_mem *, p->nvalues);
+	e->call_before = arena_new_array(a, struct smt_mem *, p->nvalues);
+	e->fail = arena_new_array(a, Z3_ast, p->nvalues);
+	e->kread = arena_new_array(a, Z3_ast, p->nvalues);
 	e->frame = arena_new_array(a, Z3_ast, p->nframes ? p->nframes : 1);
 	for (i = 0; i < p->nblocks; i++)
 		e->edge[i] = arena_new_array(a, Z3_ast, p->blocks[i]->npreds + 1);
-	e->mem0 = Z(s, Z3_mk_const(s->ctx, Z3_mk_string_symbol(s->ctx, "mem0"), s->mem));
 	en.e = e;
+	en.a = a;
+	en.objmode = p->o && !p->bare;
+	s->divmod_vars = en.objmode;
+	mem_setup(&en);
 	en.done = calloc(p->nvalues ? p->nvalues : 1, 1);
 	en.nin = calloc(p->nblocks, sizeof(uint32_t));
 	if (!en.done || !en.nin)
@@ -793,6 +739,14 @@ int smt_encode(struct smt *s, const struct ssa_prog *p, const struct smt_input *
 	}
 	if (!s->failed)
 		encode_results(&en);
+	if (!s->failed) {
+		e->violated = or_n(s, en.fails.data, (unsigned)en.fails.len);
+		e->notes = arena_dup(a, en.notes.data, en.notes.len * sizeof(char *));
+		e->nnotes = (unsigned)en.notes.len;
+	}
+	buf_free(&en.fails);
+	buf_free(&en.notes);
+	free(en.ctxoff);
 	free(en.done);
 	free(en.nin);
 	if (s->failed)

@@ -68,17 +68,49 @@ struct smt_input {
 	Z3_ast reg[6];            /* r1..r5 at entry (reg[1..5]); NULL: free "rN" */
 };
 
+/* Memory at one point: one byte array per memory region, and the packet
+ * pointers (which helpers such as bpf_xdp_adjust_head move). */
+struct smt_mem {
+	Z3_ast *r;                /* by memory region */
+	Z3_ast data, end, meta;
+};
+
 struct smt_prog {
 	const struct ssa_prog *p;
 	Z3_ast *val;              /* by value id; NULL for UNDEF (fresh per use) */
 	Z3_ast *guard;            /* by block */
 	Z3_ast **edge;            /* by block, by incoming edge: pred guard AND cond */
-	Z3_ast *mem_out;          /* by block: flat memory after it */
-	Z3_ast mem0;              /* the initial flat memory (free) */
+	struct smt_mem *mem_out;  /* by block: memory after it */
+	Z3_ast mem0;              /* bare code: the initial flat memory (free) */
 	Z3_ast input[6];          /* r1..r5 as used */
 	Z3_ast *frame;            /* by frame id: r10 */
 	Z3_ast result, reach_exit, reach_unwind;
+	/* memory regions (object mode, see the top of smt_mem.c) */
+	unsigned nregions;
+	const char **region_name;
+	Z3_ast *mem0r;            /* by region: the initial array */
+	struct smt_mem mem_init;  /* memory at entry */
+	struct smt_mem **call_before; /* by value id (CALL): memory before it */
+	struct smt_mem **call_after;  /* by value id (CALL): memory after it */
+	uint16_t *region;         /* by value id: region code (smt_mem.c) */
+	Z3_ast *fail;             /* by value id (ASSERT): it fails here */
+	Z3_ast violated;          /* some assert fails */
+	Z3_ast *kread;            /* by value id (LOAD of kernel memory): the address */
+	const char *unsupported;  /* not modelled: verdicts must be unknown */
+	const char **notes;       /* imprecision (unknown helpers, ...) */
+	unsigned nnotes;
 };
+
+/* Fixed addresses of the object mode (the replay uses the same): */
+#define SMT_CTX_BASE    0x0000600000000000ull  /* r1 */
+#define SMT_PKT_BASE    0x0000000040000000ull  /* below 4 GiB: ctx fields are u32 */
+#define SMT_PKT_HEADROOM 256u                    /* data = base + headroom at entry */
+#define SMT_PKT_MAX     0xffffu                  /* longest packet */
+#define SMT_MAP_BASE(m) (0x0000400000000000ull + ((uint64_t)(m) << 32))
+#define SMT_RB_BASE(k)  (0x0000500000000000ull + ((uint64_t)(k) << 20))
+/* frame at call depth D (0 = the program's): the interpreter's stack
+ * region D, INTERP_BASE(INTERP_MEM_STACK, D); r10 is 512 above */
+#define SMT_FRAME_BASE(d) (0x0000100000000000ull | (((uint64_t)(d) + 1) << 32))
 
 /* Encode P (not unsupported) in S; the tables live in arena A. Returns 0,
  * -EINVAL for an unsupported program, -EIO on a Z3 error (smt_error). */

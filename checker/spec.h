@@ -243,6 +243,7 @@ struct spec_item {
 	struct spec_expr *expr;         /* CONST */
 	struct spec_invariant inv;      /* INVARIANT */
 	enum spec_selector_kind sel;    /* PROGRAM */
+	struct spec_pos sel_pos;        /* PROGRAM: the selector's first token */
 	const char *pattern;            /* PROGRAM: NULL for SEL_ALL */
 	struct spec_pitem *pitems;      /* PROGRAM */
 	size_t npitems;

@@ -687,6 +687,7 @@ static void pitem(struct parser *p, struct spec_pitem *pi)
 /* selector -> STRING | 'section' STRING | 'struct_ops' STRING | '*' */
 static void selector(struct parser *p, struct spec_item *it)
 {
+	it->sel_pos = pos(p);
 	switch ((int)p->t->kind) {
 	case TK_STRING:
 		it->sel = SPEC_SEL_NAME;

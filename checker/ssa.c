@@ -138,6 +138,16 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 	memcpy(l->st, in[0], sizeof(struct state));
 	for (r = 0; r < ISA_NREGS; r++)
 		merge_word(l, in, n, offsetof(struct state, regs[r]), rn[r]);
+	if (l->hooks) {
+		for (r = 0; r <= l->hooks->nghost; r++) {
+			const char *g = r == l->hooks->nghost ? "insns" :
+				l->hooks->ghost_names ? l->hooks->ghost_names[r] : "ghost";
+
+			if (r == l->hooks->nghost && !l->hooks->count_insns)
+				break;
+			merge_word(l, in, n, offsetof(struct state, ghost[r]), g);
+		}
+	}
 	for (i = 0; i < in[0]->depth; i++) {
 		size_t base = offsetof(struct state, fr) + i * sizeof(struct fstate);
 		uint32_t id = in[0]->fr[i].id;
@@ -227,6 +237,19 @@ static void set_synthetic_branch(struct lifter *l, enum isa_op op, bool is64,
 	b->note = note;
 }
 
+/* The block's instructions are counted: add them to the insns ghost. */
+static void count_steps(struct lifter *l)
+{
+	unsigned g;
+
+	if (!l->hooks || !l->hooks->count_insns || !l->blk_steps)
+		return;
+	g = l->hooks->nghost;
+	l->st->ghost[g] = ssa_emit_alu((struct ssa_lift *)l, ISA_ADD, l->st->ghost[g],
+				       lift_const(l, l->blk_steps));
+	l->blk_steps = 0;
+}
+
 static void lift_node(struct lifter *l, const struct xnode *n)
 {
 	struct ssa_block *b = l->blk;
@@ -236,6 +259,7 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 	uint32_t s;
 
 	b->term = SSA_TERM_JUMP;
+	l->blk_steps = 0;
 	switch (n->kind) {
 	case XN_BLOCK:
 		for (s = cb->first; s <= cb->last; s++) {
@@ -246,21 +270,31 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 				continue;
 			if (s == cb->last && cb->term == CFG_TERM_CALL &&
 			    in->ref.kind == INSN_REF_HELPER && in->imm == BPF_FUNC_loop) {
+				if (l->hooks && l->hooks->call)
+					l->hooks->call(l->hooks->arg, (struct ssa_lift *)l, in,
+						       &l->st->regs[1], 0, false);
 				f->loop_nr = l->st->regs[1];
 				f->loop_ctx = l->st->regs[3];
 				b->note = "bpf_loop";
+				l->blk_steps++;
 				continue;
 			}
 			if (s == cb->last && cb->term == CFG_TERM_CALL &&
-			    in->ref.kind == INSN_REF_SUBPROG)
+			    in->ref.kind == INSN_REF_SUBPROG) {
+				l->blk_steps++;
 				continue;
+			}
 			lift_insn(l, in);
+			l->blk_steps++;
 		}
+		count_steps(l);
 		if (cb->term == CFG_TERM_BRANCH)
 			set_branch(l, last);
 		else if (cb->term == CFG_TERM_EXIT && n->nsucc == 0) {
 			b->term = SSA_TERM_EXIT;
 			b->a = l->st->regs[0];
+			if (l->hooks && l->hooks->exit)
+				l->hooks->exit(l->hooks->arg, (struct ssa_lift *)l, b->a);
 		} else if (cb->term == CFG_TERM_CALL && last->ref.kind == INSN_REF_HELPER &&
 			   last->imm == BPF_FUNC_tail_call) {
 			/* r0 == 0: the tail call was taken */
@@ -281,6 +315,14 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 	case XN_CB_DONE:
 		l->slot = cb->last;
 		b->note = "bpf_loop: done, r0 = iterations";
+		if (l->hooks && l->hooks->call) {
+			/* the call's arguments are gone: nr_loops and ctx were
+			 * kept, the callback and flags are any value */
+			uint32_t args[5] = { f->loop_nr, 0, f->loop_ctx, 0, 0 };
+
+			l->hooks->call(l->hooks->arg, (struct ssa_lift *)l, last, args,
+				       l->st->regs[0], true);
+		}
 		break;
 	case XN_TAILEXIT: {
 		struct ssa_insn *t = lift_emit(l, SSA_TAILRET, 0);
@@ -289,6 +331,8 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 		b->term = SSA_TERM_EXIT;
 		b->a = t->id;
 		b->note = "bpf_tail_call taken: the program returns what the callee returns";
+		if (l->hooks && l->hooks->exit)
+			l->hooks->exit(l->hooks->arg, (struct ssa_lift *)l, b->a);
 		break;
 	}
 	case XN_UNWIND:
@@ -333,6 +377,15 @@ static void entry_state(struct lifter *l, struct state *st)
 	v->size = 8;
 	lift_ptr(l, v->id)->kind = PTR_FP;
 	st->regs[ISA_REG_FP] = v->id;
+	if (l->hooks) {
+		uint32_t zero = lift_const(l, 0);
+
+		for (k = 0; k <= l->hooks->nghost; k++)
+			st->ghost[k] = zero;
+		l->st = st;
+		if (l->hooks->entry)
+			l->hooks->entry(l->hooks->arg, (struct ssa_lift *)l);
+	}
 }
 
 static int lift_graph(struct lifter *l)
@@ -429,6 +482,9 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	p->func = func;
 	p->loop_bound = opts->loop_bound ? opts->loop_bound : SSA_DEFAULT_LOOP_BOUND;
 	l.p = p;
+	l.hooks = opts->hooks;
+	if (l.hooks && l.hooks->nghost > SSA_MAX_GHOST)
+		return -E2BIG;
 	err = expand_program(o, func, insns, p->loop_bound,
 			     opts->max_blocks ? opts->max_blocks : 1000000, a, d, &l.x);
 	if (err)

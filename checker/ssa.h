@@ -52,7 +52,11 @@
 	X(CALL,    "call")     /* helper (imm = id) or kfunc (ref); args r1..r5 then memory operands */ \
 	X(HAVOC,   "havoc")    /* a fresh value: stack bytes a call may have written (imm = call value id) */ \
 	X(TAILRET, "tailret")  /* r0 of a program reached by a successful tail call */ \
-	X(PHI,     "phi")      /* one argument per block predecessor edge */
+	X(PHI,     "phi")      /* one argument per block predecessor edge */ \
+	X(CMP,     "cmp")      /* op (isa JEQ .. JSLE, JSET), 64-bit: args[0] op args[1] ? 1 : 0 */ \
+	X(ASSUME,  "assume")   /* monitor: only runs where args[0] != 0 are considered */ \
+	X(ASSERT,  "assert")   /* monitor: args[0] != 0 must hold; imm = assert site;     \
+	                        * args[1] (nargs 2): a value to maximise (insns) */
 
 enum ssa_kind {
 #define X(n, t) SSA_##n,
@@ -78,6 +82,11 @@ struct ssa_memarg {
 	int16_t off;        /* from r10 of that frame, negative */
 	uint16_t first;     /* index of the first slot operand in args */
 	uint16_t nslots;    /* slots from the slot holding `off` up to r10 */
+	/* written: slots wfirst .. wfirst + wcount - 1 of the frame change;
+	 * wvals[j] is slot wfirst + j's value after the call (HAVOC, or an
+	 * INSERT of a HAVOC where the write covers part of the slot) */
+	uint16_t wfirst, wcount;
+	uint32_t *wvals;
 };
 
 struct ssa_insn {
@@ -144,12 +153,62 @@ struct ssa_prog {
 	const char **notes;       /* imprecision and unsupported constructs */
 	uint32_t nnotes;
 	const char *unsupported;  /* non-NULL: the program cannot be checked soundly */
+	bool bare;                /* from ssa_build_code: no real object (the
+	                           * encoder uses one flat memory) */
 };
+
+struct ssa_hooks;
 
 struct ssa_opts {
 	unsigned loop_bound;      /* 0: SSA_DEFAULT_LOOP_BOUND */
 	uint32_t max_blocks;      /* 0: 1,000,000 */
+	const struct ssa_hooks *hooks;  /* instrumentation, or NULL */
 };
+
+/* ---- instrumentation ----------------------------------------------------
+ * The lift calls the hooks at the events of one run, in execution order:
+ * entry (block 0, before the first instruction), each helper/kfunc call
+ * (before: the registers hold the arguments; after: R0 is its result; a
+ * bpf_loop call's "after" is where the loop is done), and each exit (the
+ * program's EXIT or a taken tail call). A hook emits SSA through the
+ * ssa_emit_* functions into the block being built and keeps its state in
+ * ghost variables, which the lift merges at joins like registers (phis).
+ * With count_insns the lift keeps the number of executed instructions:
+ * ssa_emit_insns() is the count before the call instruction at a call's
+ * "before", that plus the call (and a bpf_loop's callbacks) at its "after",
+ * and every instruction including the EXIT at an exit. */
+#define SSA_MAX_GHOST 64
+
+struct ssa_lift;  /* the lifter, opaque to hooks */
+
+struct ssa_hooks {
+	void *arg;
+	unsigned nghost;                  /* ghost variables 0..nghost-1 */
+	const char *const *ghost_names;   /* for phis in dumps */
+	bool count_insns;
+	void (*entry)(void *arg, struct ssa_lift *l);
+	/* ARGS: r1..r5 at the call; R0: 0 before, the result after. */
+	void (*call)(void *arg, struct ssa_lift *l, const struct insn *in,
+		     const uint32_t args[5], uint32_t r0, bool after);
+	void (*exit)(void *arg, struct ssa_lift *l, uint32_t r0);
+};
+
+uint32_t ssa_emit_const(struct ssa_lift *l, uint64_t c);
+uint32_t ssa_emit_alu(struct ssa_lift *l, enum isa_op op, uint32_t a, uint32_t b);   /* 64-bit */
+uint32_t ssa_emit_cmp(struct ssa_lift *l, enum isa_op jop, uint32_t a, uint32_t b);  /* 0/1 */
+uint32_t ssa_emit_unary(struct ssa_lift *l, enum isa_op op, unsigned size, uint32_t a); /* 64-bit form */
+uint32_t ssa_emit_select(struct ssa_lift *l, uint32_t c, uint32_t t, uint32_t f);    /* c != 0 ? t : f */
+/* SIZE bytes at pointer P, zero-extended, as a program load would read them
+ * now (the stack through the lift's slots, other memory as LOAD). */
+uint32_t ssa_emit_load(struct ssa_lift *l, uint32_t p, unsigned size);
+/* The address of byte OFF of datasec DS (what LD imm64 of a global gives). */
+uint32_t ssa_emit_global_addr(struct ssa_lift *l, int ds, uint32_t off);
+void ssa_emit_assume(struct ssa_lift *l, uint32_t c);
+void ssa_emit_assert(struct ssa_lift *l, uint32_t c, unsigned site, uint32_t observe);
+uint32_t ssa_emit_insns(struct ssa_lift *l);
+uint32_t ssa_reg(struct ssa_lift *l, unsigned r);     /* current value of rR */
+uint32_t ssa_ghost(struct ssa_lift *l, unsigned i);
+void ssa_set_ghost(struct ssa_lift *l, unsigned i, uint32_t v);
 
 /* Lift program FUNC of O (its sections decoded in INSNS[sec], CFGs built on
  * demand). Input errors: diagnostic + -EINVAL. Constructs the lifting does

@@ -4,6 +4,8 @@
  * reads and writes; everything else is memory. */
 #include "ssa_priv.h"
 
+#include "models.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,8 +202,8 @@ uint32_t lift_operand(struct lifter *l, const struct insn *in)
 	return in->srcreg ? l->st->regs[in->src] : lift_const(l, in->imm);
 }
 
-static void set_ptr_alu(struct lifter *l, uint32_t v, const struct insn *in,
-			uint32_t a, uint32_t b)
+void lift_ptr_alu(struct lifter *l, uint32_t v, const struct insn *in,
+		  uint32_t a, uint32_t b)
 {
 	struct ptrinfo *pa = lift_ptr(l, a), *pb = lift_ptr(l, b), *pv = lift_ptr(l, v);
 	int64_t c;
@@ -285,7 +287,7 @@ static void lift_alu(struct lifter *l, const struct insn *in)
 	v->size = in->is64 ? 8 : 4;
 	v->args[0] = a;
 	v->args[1] = b;
-	set_ptr_alu(l, v->id, in, a, b);
+	lift_ptr_alu(l, v->id, in, a, b);
 	l->st->regs[in->dst] = v->id;
 }
 
@@ -317,28 +319,28 @@ static void lift_lddw(struct lifter *l, const struct insn *in)
 	l->st->regs[in->dst] = v->id;
 }
 
-static void lift_load(struct lifter *l, const struct insn *in)
+uint32_t lift_load_value(struct lifter *l, uint32_t base, int16_t off, unsigned size, bool sx)
 {
-	uint32_t base = l->st->regs[in->src];
 	unsigned s, byte;
-	int fi, r = stack_loc(l, base, in->off, in->size, &fi, &s, &byte);
+	int fi, r = stack_loc(l, base, off, size, &fi, &s, &byte);
 	struct ssa_insn *v;
 
-	if (r == 1) {
-		l->st->regs[in->dst] = slot_read(l, fi, s, byte, in->size, in->op == ISA_LDXSX);
-		return;
-	}
-	if (r == 2) {
-		l->st->regs[in->dst] = slot_load_dyn(l, fi, base, in->off, in->size,
-						     in->op == ISA_LDXSX);
-		return;
-	}
+	if (r == 1)
+		return slot_read(l, fi, s, byte, size, sx);
+	if (r == 2)
+		return slot_load_dyn(l, fi, base, off, size, sx);
 	v = lift_emit(l, SSA_LOAD, 1);
 	v->args[0] = base;
-	v->imm = in->off;
-	v->size = in->size;
-	v->sx = in->op == ISA_LDXSX;
-	l->st->regs[in->dst] = v->id;
+	v->imm = off;
+	v->size = (uint8_t)size;
+	v->sx = sx;
+	return v->id;
+}
+
+static void lift_load(struct lifter *l, const struct insn *in)
+{
+	l->st->regs[in->dst] = lift_load_value(l, l->st->regs[in->src], in->off, in->size,
+					       in->op == ISA_LDXSX);
 }
 
 static void lift_store(struct lifter *l, const struct insn *in)
@@ -464,30 +466,85 @@ static void lift_ldpkt(struct lifter *l, const struct insn *in)
 }
 
 /* Helpers and kfuncs. A pointer argument into the stack makes the slots from
- * it up to r10 memory operands of the call; they are given fresh values
- * afterwards unless the argument is known to be read-only. */
-static bool arg_read_only(const struct insn *in, unsigned argno)
+ * it up to r10 memory operands of the call. Afterwards the bytes the call
+ * may write get fresh values: none for an argument the helper model says it
+ * only reads; the bytes [ptr, ptr + size) for a written argument of known
+ * size (a constant size argument); every slot up to r10 otherwise (unknown
+ * helpers and kfuncs, pointers of unknown size). */
+static const struct helper_model *call_model(const struct insn *in)
 {
-	if (in->ref.kind != INSN_REF_HELPER)
-		return false;
-	switch (in->imm) {
-	case BPF_FUNC_map_lookup_elem:
-	case BPF_FUNC_map_delete_elem:
-		return argno == 2;
-	case BPF_FUNC_map_update_elem:
-		return argno == 2 || argno == 3;
-	case BPF_FUNC_ringbuf_output:
-	case BPF_FUNC_trace_printk:
-		return argno == 1 || argno == 2;
-	default:
-		return false;
+	return in->ref.kind == INSN_REF_HELPER ? model_helper((int)in->imm) : NULL;
+}
+
+/* Bytes argument ARGNO (1-based) may write: 0 none, -1 unknown. */
+static int64_t written_size(struct lifter *l, const struct insn *in, unsigned argno)
+{
+	const struct helper_model *m = call_model(in);
+	unsigned a = argno - 1;
+	int64_t c;
+
+	if (!m)
+		return -1;
+	switch ((enum model_arg)m->arg[a]) {
+	case MODEL_ARG_READ: case MODEL_ARG_KEY: case MODEL_ARG_VALUE:
+	case MODEL_ARG_SCALAR: case MODEL_ARG_MAP: case MODEL_ARG_CTX: case MODEL_ARG_FUNC:
+		return 0;
+	case MODEL_ARG_WRITE:
+		if (m->size_arg[a] && lift_is_const(l, l->st->regs[m->size_arg[a]], &c) &&
+		    c > 0 && c <= ISA_STACK_SIZE)
+			return c;
+		if (!m->size_arg[a] && m->size[a])
+			return m->size[a];
+		return -1;
+	case MODEL_ARG_PTR:
+		return -1;
+	}
+	return -1;
+}
+
+/* Give the written bytes of MA fresh values (HAVOC, INSERT for a partly
+ * written slot); SIZE -1: every slot from the pointer up to r10. */
+static void havoc_slots(struct lifter *l, struct ssa_memarg *ma, uint32_t call, int64_t size)
+{
+	int fi = frame_index(l, ma->frame);
+	int64_t lo = ISA_STACK_SIZE + ma->off, hi = size < 0 ? ISA_STACK_SIZE : lo + size;
+	unsigned s, first, last;
+	uint32_t j = 0;
+
+	if (hi > ISA_STACK_SIZE)
+		hi = ISA_STACK_SIZE;
+	first = (unsigned)(lo / 8);
+	last = (unsigned)((hi - 1) / 8);
+	ma->wfirst = (uint16_t)first;
+	ma->wcount = (uint16_t)(last - first + 1);
+	ma->wvals = arena_new_array(l->a, uint32_t, ma->wcount);
+	for (s = first; s <= last; s++) {
+		struct ssa_insn *h = lift_emit(l, SSA_HAVOC, 0);
+		int64_t b0 = (int64_t)s * 8, from = lo > b0 ? lo - b0 : 0;
+		int64_t to = hi < b0 + 8 ? hi - b0 : 8;
+
+		h->imm = call;
+		h->size = 8;
+		if (from > 0 || to < 8) {
+			struct ssa_insn *ins = lift_emit(l, SSA_INSERT, 2);
+
+			ins->args[0] = l->st->fr[fi].slots[s];
+			ins->args[1] = h->id;
+			ins->imm = from;
+			ins->size = (uint8_t)(to - from);
+			l->st->fr[fi].slots[s] = ins->id;
+		} else {
+			l->st->fr[fi].slots[s] = h->id;
+		}
+		ma->wvals[j++] = l->st->fr[fi].slots[s];
 	}
 }
 
 static void lift_call(struct lifter *l, const struct insn *in)
 {
 	struct ssa_memarg mem[5];
-	uint32_t nmem = 0, nslots = 0, i, j, k;
+	int64_t wsize[5];
+	uint32_t nmem = 0, nslots = 0, i, j;
 	struct ssa_insn *v;
 	unsigned s, byte;
 	int fi, r;
@@ -499,8 +556,10 @@ static void lift_call(struct lifter *l, const struct insn *in)
 					 l->slot);
 		if (r != 1)
 			continue;
+		memset(&mem[nmem], 0, sizeof(mem[nmem]));
 		mem[nmem].argno = (uint8_t)i;
-		mem[nmem].written = !arg_read_only(in, i);
+		wsize[nmem] = written_size(l, in, i);
+		mem[nmem].written = wsize[nmem] != 0;
 		mem[nmem].frame = (uint16_t)l->st->fr[fi].id;
 		mem[nmem].off = (int16_t)(lift_ptr(l, l->st->regs[i])->off);
 		mem[nmem].first = (uint16_t)(5 + nslots);
@@ -508,6 +567,8 @@ static void lift_call(struct lifter *l, const struct insn *in)
 		nslots += SSA_SLOTS - s;
 		nmem++;
 	}
+	if (l->hooks && l->hooks->call)
+		l->hooks->call(l->hooks->arg, (struct ssa_lift *)l, in, &l->st->regs[1], 0, false);
 	v = lift_emit(l, SSA_CALL, 5 + nslots);
 	v->ref = in->ref;
 	v->imm = in->imm;
@@ -521,24 +582,20 @@ static void lift_call(struct lifter *l, const struct insn *in)
 		for (j = 0; j < mem[i].nslots; j++)
 			v->args[mem[i].first + j] = l->st->fr[fi].slots[SSA_SLOTS - mem[i].nslots + j];
 	}
-	for (i = 0; i < nmem; i++) {
-		if (!mem[i].written)
-			continue;
-		fi = frame_index(l, mem[i].frame);
-		for (j = 0; j < mem[i].nslots; j++) {
-			struct ssa_insn *h = lift_emit(l, SSA_HAVOC, 0);
-
-			k = SSA_SLOTS - mem[i].nslots + j;
-			h->imm = v->id;
-			h->size = 8;
-			l->st->fr[fi].slots[k] = h->id;
-		}
-	}
+	for (i = 0; i < nmem; i++)
+		if (v->mem[i].written)
+			havoc_slots(l, &v->mem[i], v->id, wsize[i]);
 	if (in->ref.kind != INSN_REF_HELPER && in->ref.kind != INSN_REF_KFUNC)
 		lift_unsupported(l, "insn %u: call with an unresolved target", l->slot);
 	for (i = 1; i <= 5; i++)
 		l->st->regs[i] = 0;
 	l->st->regs[0] = v->id;
+	if (l->hooks && l->hooks->call) {
+		/* the call itself has executed when it returns */
+		l->blk_steps++;
+		l->hooks->call(l->hooks->arg, (struct ssa_lift *)l, in, v->args, v->id, true);
+		l->blk_steps--;
+	}
 }
 
 /* callx through a register holding a known constant is that helper call;

@@ -187,6 +187,17 @@ static void print_insn(const struct ssa_prog *p, const struct ssa_block *b,
 		if (v->var)
 			fprintf(out, "    ; %s", v->var);
 		break;
+	case SSA_CMP:
+		fprintf(out, "cmp %s v%u, v%u", isa_table[v->op].mnemonic, v->args[0], v->args[1]);
+		break;
+	case SSA_ASSUME:
+		fprintf(out, "assume v%u", v->args[0]);
+		break;
+	case SSA_ASSERT:
+		fprintf(out, "assert v%u (site %" PRId64 ")", v->args[0], v->imm);
+		if (v->nargs > 1)
+			fprintf(out, " observe v%u", v->args[1]);
+		break;
 	case SSA_NKINDS:
 		break;
 	}
@@ -413,6 +424,7 @@ int ssa_build_code(const struct insn *code, uint32_t nslots,
 	struct insn *insns = arena_dup(a, code, sizeof(*code) * nslots);
 	struct insn **secs = arena_new_array(a, struct insn *, 1);
 	uint32_t *starts = arena_new_array(a, uint32_t, nslots + 1), n = 0, i, j;
+	int err;
 
 	o->path = "<code>";
 	o->arena = a;
@@ -459,5 +471,8 @@ int ssa_build_code(const struct insn *code, uint32_t nslots,
 		}
 	}
 	secs[0] = insns;
-	return ssa_build(o, 0, secs, opts, a, d, out);
+	err = ssa_build(o, 0, secs, opts, a, d, out);
+	if (!err)
+		(*out)->bare = true;
+	return err;
 }

@@ -16,6 +16,7 @@ struct fstate {
 
 struct state {
 	uint32_t regs[ISA_NREGS];
+	uint32_t ghost[SSA_MAX_GHOST + 1];  /* hooks' ghosts, then insns */
 	uint32_t depth;
 	struct fstate fr[SSA_MAX_FRAMES];
 };
@@ -44,6 +45,8 @@ struct lifter {
 	int sec;
 	uint32_t slot;
 	uint16_t frame;
+	const struct ssa_hooks *hooks;
+	uint32_t blk_steps;    /* instructions of this block lifted so far */
 };
 
 void lift_unsupported(struct lifter *l, const char *fmt, ...)
@@ -59,5 +62,10 @@ bool lift_is_const(struct lifter *l, uint32_t v, int64_t *c);
 uint32_t lift_operand(struct lifter *l, const struct insn *in);
 /* Advance l->st over one (non-terminator) instruction. */
 void lift_insn(struct lifter *l, const struct insn *in);
+/* Pointer tracking of V = A op B (IN gives op and width). */
+void lift_ptr_alu(struct lifter *l, uint32_t v, const struct insn *in, uint32_t a, uint32_t b);
+/* The value of SIZE bytes at BASE + OFF as a load reads them (stack slots
+ * resolved), SX: sign-extended. */
+uint32_t lift_load_value(struct lifter *l, uint32_t base, int16_t off, unsigned size, bool sx);
 
 #endif

@@ -1,10 +1,11 @@
 #!/bin/sh
-# cli.sh BPF_INVCHECK EXAMPLES_DIR: the command line's contract on bad
+# cli.sh BPF_INVCHECK EXAMPLES_DIR SOURCE_ROOT: the command line's contract on bad
 # input and bad usage: exit code 2 and exactly one message naming the file
 # and what is wrong; valid dumps exit 0.
 set -u
 bin=$1
 ex=$2
+src=$3
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -43,7 +44,41 @@ expect 2 "bpf-invcheck: error: too many arguments; try 'bpf-invcheck --help'" a 
 expect 2 "bpf-invcheck: error: unknown option '--frob' or missing value; try 'bpf-invcheck --help'" --frob x
 expect 2 "bpf-invcheck: error: --loop-bound needs a number from 1 to 1048576, not '0'" --loop-bound=0 --dump=ssa x
 expect 2 "bpf-invcheck: error: --loop-bound needs a number from 1 to 1048576, not '-3'" --loop-bound=-3 --dump=ssa x
-expect 2 "bpf-invcheck: error: checking a spec is not available in this version yet; use --dump=STAGE" "$ex/xdp_fw.bpf.o" spec.inv
+expect 2 "spec.inv: error: cannot read: No such file or directory" "$ex/xdp_fw.bpf.o" spec.inv
+expect 2 "bpf-invcheck: error: --timeout needs a number of seconds from 0 to 86400, not 'x'" --timeout=x a b
+expect 2 "bpf-invcheck: error: --jobs needs a number from 1 to 256, not '0'" --jobs=0 a b
+expect 2 "bpf-invcheck: error: unknown --format 'xml' (expected text or json)" --format=xml a b
+printf 'program "xdp_fw" {\n  invariant x { on exit { assert ret == nope; } }\n}\n' >"$tmp/bad.inv"
+expect 2 "$tmp/bad.inv:2:41: error: unknown name 'nope'" "$ex/xdp_fw.bpf.o" "$tmp/bad.inv"
+printf 'program "nothing_*" { }\n' >"$tmp/nomatch.inv"
+expect 2 "$tmp/nomatch.inv:1:9: error: program selector \"nothing_*\" matches no program in $ex/xdp_fw.bpf.o" "$ex/xdp_fw.bpf.o" "$tmp/nomatch.inv"
+
+# verdicts and exit codes: holds 0, violated 1, unknown 3 (never holds)
+# expect_out CODE PATTERN ARGS...: exit status CODE and a stdout line matching PATTERN
+expect_out() {
+	code=$1 pat=$2
+	shift 2
+	n=$((n + 1))
+	"$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne "$code" ] || ! grep -q -- "$pat" "$tmp/out"; then
+		echo "FAIL: bpf-invcheck $*"
+		echo "  expected exit $code and a line matching: $pat"
+		echo "  got exit $rc and: $(cat "$tmp/out" "$tmp/err")"
+		fails=$((fails + 1))
+	fi
+}
+expect_out 0 "^5 checks: 5 hold, 0 violated, 0 unknown$" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+expect_out 1 "xdp_fw_bug.bpf.c:[0-9]*:[0-9]*: error: invariant xdp_fw.ipv4_tcp_ssh_passes violated: SSH to this host must always get through" \
+	"$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
+expect_out 3 "warning: invariant loop_sum.sum_bounded unknown: loop bound 3 reached" \
+	--loop-bound=3 "$ex/loop_sum.bpf.o" "$src/examples/loop_sum.inv"
+expect_out 3 "^5 checks: 0 hold, 0 violated, 5 unknown$" --loop-bound=3 "$ex/loop_sum.bpf.o" "$src/examples/loop_sum.inv"
+expect_out 3 "warning: invariant xdp_fw.xdp.never_abort unknown: timeout: --timeout=0 leaves the solver no time" \
+	--timeout=0 "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+expect_out 0 '"verdict": "holds"' --format=json --jobs=4 "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+expect_out 1 "" --quiet "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
+[ -z "$(grep holds "$tmp/out")" ] || { echo "FAIL: --quiet prints holds"; fails=$((fails + 1)); }
 expect 0 "" --dump=ssa --loop-bound=3 "$ex/loop_sum.bpf.o"
 expect 0 "" --version
 expect 0 "" --help

@@ -5,7 +5,11 @@
  *                 diagnostic "NAME.inv:L:C: error: MSG"
  *   prec.txt      pairs of lines "< EXPR" / "> PRINTED": precedence
  * plus positions on nodes and robustness (every prefix and byte mutations
- * of the ok files give either success or exactly one error).
+ * of the ok files give either success or exactly one error), and, given the
+ * source root as a second argument, the shipped specs: every
+ * examples/*.inv and invariants/*.inv parses and prints back to a form that
+ * parses to the same print, every `import "NAME"` names an existing
+ * invariants/NAME.inv, and a pack holds only import/const/invariant items.
  */
 #include "spec.h"
 
@@ -14,8 +18,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *data_dir;
+static const char *src_root;    /* NULL: the shipped specs are not tested */
 
 struct capture {
 	unsigned n;
@@ -327,6 +333,81 @@ START_TEST(test_robust)
 }
 END_TEST
 
+/* Parse one shipped spec at DIR/NAME; PACK: it is imported, so only
+ * import/const/invariant items.  Returns the number of failures (printed). */
+static unsigned check_shipped(const char *dir, const char *name, bool pack)
+{
+	char path[1200], ipath[1400];
+	struct capture c = {0};
+	struct diag d = { .sink = sink, .arg = &c };
+	struct arena *a = arena_new();
+	struct spec *s = NULL;
+	unsigned failed = 0;
+	char *text, *printed = NULL, *again = NULL;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	text = slurp(path, &len);
+	ck_assert_msg(text != NULL, "cannot read %s", path);
+	if (spec_parse(text, len, path, a, &d, &s)) {
+		fprintf(stderr, "%s\n", c.first);
+		failed++;
+		goto out;
+	}
+	for (size_t i = 0; i < s->nitems; i++) {
+		const struct spec_item *it = &s->items[i];
+
+		if (pack && it->kind == SPEC_I_PROGRAM) {
+			fprintf(stderr, "%s:%u:%u: error: a pack may hold only import, "
+				"const and invariant items\n", path, it->pos.line, it->pos.col);
+			failed++;
+		}
+		if (it->kind != SPEC_I_IMPORT || strchr(it->str, '/'))
+			continue;
+		snprintf(ipath, sizeof(ipath), "%s/invariants/%s.inv", src_root, it->str);
+		if (access(ipath, R_OK)) {
+			fprintf(stderr, "%s:%u:%u: error: import \"%s\": no %s\n", path,
+				it->pos.line, it->pos.col, it->str, ipath);
+			failed++;
+		}
+	}
+	if (parse_print(text, len, path, &c, &printed) ||
+	    parse_print(printed, strlen(printed), "printed", &c, &again) ||
+	    strcmp(printed, again)) {
+		fprintf(stderr, "%s: the printed form does not parse back to itself\n", path);
+		failed++;
+	}
+out:
+	free(again);
+	free(printed);
+	free(text);
+	arena_free(a);
+	return failed;
+}
+
+START_TEST(test_shipped)
+{
+	static const char *const dirs[] = { "examples", "invariants" };
+	unsigned failed = 0, seen[2] = {0};
+	char dir[1024], **names;
+	size_t n;
+
+	if (!src_root)
+		return;
+	for (unsigned k = 0; k < 2; k++) {
+		snprintf(dir, sizeof(dir), "%s/%s", src_root, dirs[k]);
+		n = list_inv(dir, &names);
+		for (size_t i = 0; i < n; i++)
+			failed += check_shipped(dir, names[i], k == 1);
+		seen[k] = n;
+		free_list(names, n);
+	}
+	ck_assert_uint_ge(seen[0], 7);   /* one spec per example */
+	ck_assert_uint_ge(seen[1], 4);   /* xdp, tc, sched_ext, tracing */
+	ck_assert_msg(failed == 0, "%u shipped spec problems (see stderr)", failed);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("spec");
@@ -335,12 +416,14 @@ int main(int argc, char **argv)
 	int failed;
 
 	data_dir = argc > 1 ? argv[1] : "tests/data/spec";
+	src_root = argc > 2 ? argv[2] : NULL;
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_ok);
 	tcase_add_test(tc, test_bad);
 	tcase_add_test(tc, test_prec);
 	tcase_add_test(tc, test_positions);
 	tcase_add_test(tc, test_robust);
+	tcase_add_test(tc, test_shipped);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,0 +1,292 @@
+/* check.c - one check from monitor to verdict (contract in check.h). */
+#include "checker.h"
+#include "instrument.h"
+#include "smt.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void set_reason(struct check_result *r, enum check_verdict v, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void set_reason(struct check_result *r, enum check_verdict v, const char *fmt, ...)
+{
+	va_list ap;
+
+	r->verdict = v;
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* Diagnostics of a check's stages land in its reason. */
+static void to_reason(void *arg, const struct diag_msg *m)
+{
+	struct check_result *r = arg;
+
+	if (m->level == DIAG_ERROR && !r->reason[0])
+		diag_format(m, r->reason, sizeof(r->reason));
+}
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* OR over the bound's assert sites of (reached AND insns > M). */
+static Z3_ast exceeds(struct smt *s, const struct smt_prog *e, const struct mon_check *c,
+		      uint64_t m)
+{
+	Z3_context z = smt_ctx(s);
+	const struct ssa_prog *p = e->p;
+	Z3_ast acc = Z3_mk_false(z);
+	uint32_t b, i;
+
+	for (b = 0; b < p->nblocks; b++) {
+		for (i = 0; i < p->blocks[b]->ninsns; i++) {
+			const struct ssa_insn *v = p->blocks[b]->insns[i];
+			Z3_ast t[2];
+
+			if (v->kind != SSA_ASSERT || v->imm != c->bound_site || v->nargs < 2)
+				continue;
+			t[0] = e->guard[b];
+			t[1] = Z3_mk_bvugt(z, e->val[v->args[1]], smt_bv64(s, m));
+			t[0] = Z3_mk_and(z, 2, t);
+			t[1] = acc;
+			acc = Z3_mk_or(z, 2, t);
+		}
+	}
+	return acc;
+}
+
+/* The most instructions any run executes: bisection on "some exit has more
+ * than M" (at most 32 queries; gives up on unknown). */
+static void worst_case(struct smt *s, const struct smt_prog *e, const struct check_opts *o,
+		       struct check_result *r)
+{
+	uint64_t lo = 0, hi = r->verdict == CHECK_HOLDS ? r->c->bound : 0xffffffffull, mid;
+	struct smt_result q;
+
+	smt_prove(s, smt_not(s, exceeds(s, e, r->c, 0)), o->timeout_ms, &q);
+	smt_release(s, &q);
+	if (q.verdict != SMT_HOLDS && q.verdict != SMT_VIOLATED)
+		return;
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		/* "no exit has more than mid - 1" holds: the worst is below mid */
+		smt_prove(s, smt_not(s, exceeds(s, e, r->c, mid - 1)), o->timeout_ms, &q);
+		smt_release(s, &q);
+		if (q.verdict == SMT_UNKNOWN)
+			return;
+		if (q.verdict == SMT_VIOLATED)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	r->has_worst = true;
+	r->worst = lo;
+}
+
+/* The replay must end at the same failing assert (for the bound: the
+ * program exits after more instructions than the bound). */
+static bool replay_agrees(const struct check_result *r, const struct replay_result *rr)
+{
+	const struct mon_check *c = r->c;
+
+	if (c->has_bound && r->site == c->bound_site)
+		return rr->outcome == REPLAY_EXITED && rr->steps > c->bound;
+	return rr->outcome == REPLAY_ASSERT_FAILED && rr->site == r->site;
+}
+
+static void violated(const struct loaded *l, struct smt *s, const struct smt_prog *e,
+		     Z3_model m, const struct check_opts *o, struct check_result *r)
+{
+	char why[256];
+
+	if (cex_extract(s, e, m, r->c, r->arena, &r->cex, why, sizeof(why)) < 0) {
+		set_reason(r, CHECK_ERROR, "internal error: no counterexample from the model: %s", why);
+		return;
+	}
+	r->site = r->cex->site;
+	if (replay_run(l, r->c, r->cex, &r->replay) < 0) {
+		set_reason(r, CHECK_ERROR, "internal error: the counterexample cannot be set up for replay");
+		return;
+	}
+	if (!replay_agrees(r, &r->replay)) {
+		set_reason(r, CHECK_ERROR,
+			   "internal error: the counterexample does not replay to assert %u: %s (%s)",
+			   r->site, replay_outcome_name(r->replay.outcome), r->replay.msg);
+		return;
+	}
+	r->verdict = CHECK_VIOLATED;
+	(void)o;
+}
+
+static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *e,
+		  const struct check_opts *o, struct check_result *r)
+{
+	struct smt_result q;
+
+	smt_prove(s, smt_not(s, e->violated), o->timeout_ms, &q);
+	switch (q.verdict) {
+	case SMT_VIOLATED:
+		violated(l, s, e, q.model, o, r);
+		smt_release(s, &q);
+		break;
+	case SMT_UNKNOWN:
+		set_reason(r, CHECK_UNKNOWN, "the solver gave up: %s", q.reason);
+		return;
+	case SMT_HOLDS:
+		smt_prove(s, smt_not(s, e->reach_unwind), o->timeout_ms, &q);
+		smt_release(s, &q);
+		if (q.verdict == SMT_HOLDS)
+			r->verdict = CHECK_HOLDS;
+		else if (q.verdict == SMT_VIOLATED)
+			set_reason(r, CHECK_UNKNOWN,
+				   "loop bound %u reached: a loop may run longer (try a larger --loop-bound)",
+				   e->p->loop_bound);
+		else
+			set_reason(r, CHECK_UNKNOWN, "the solver gave up on the loop bound: %s", q.reason);
+		break;
+	}
+	if (r->c->has_bound && (r->verdict == CHECK_HOLDS || r->verdict == CHECK_VIOLATED))
+		worst_case(s, e, o, r);
+}
+
+static void add_notes(struct check_result *r, const char *const *n, unsigned k)
+{
+	const char **all = arena_new_array(r->arena, const char *, r->nnotes + k + 1);
+
+	if (r->nnotes)
+		memcpy(all, r->notes, sizeof(char *) * r->nnotes);
+	memcpy(all + r->nnotes, n, sizeof(char *) * k);
+	r->notes = all;
+	r->nnotes += k;
+}
+
+void check_run(const struct loaded *l, const struct mon_check *c,
+	       const struct check_opts *o, struct check_result *r)
+{
+	struct diag d = { .sink = to_reason, .arg = r };
+	struct ssa_opts so = { .loop_bound = o->loop_bound };
+	struct ssa_prog *p = NULL;
+	struct smt_prog *e = NULL;
+	struct smt *s = NULL;
+	double t0 = now();
+	int err;
+
+	memset(r, 0, sizeof(*r));
+	r->c = c;
+	r->arena = arena_new();
+	if (!r->arena)
+		abort();
+	err = instrument_lift(l, c, &so, r->arena, &d, &p);
+	if (err) {
+		if (!r->reason[0])
+			snprintf(r->reason, sizeof(r->reason), "lifting failed: %s", strerror(-err));
+		r->verdict = CHECK_ERROR;
+		goto out;
+	}
+	add_notes(r, p->notes, p->nnotes);
+	if (p->unsupported) {
+		set_reason(r, CHECK_UNKNOWN, "not modelled: %s", p->unsupported);
+		goto out;
+	}
+	s = smt_new();
+	if (!s) {
+		set_reason(r, CHECK_ERROR, "internal error: no Z3 context");
+		goto out;
+	}
+	err = smt_encode(s, p, NULL, r->arena, &e);
+	if (err) {
+		set_reason(r, CHECK_UNKNOWN, "the encoder failed: %s",
+			   smt_error(s) ? smt_error(s) : strerror(-err));
+		goto out;
+	}
+	add_notes(r, e->notes, e->nnotes);
+	if (e->unsupported) {
+		set_reason(r, CHECK_UNKNOWN, "not modelled: %s", e->unsupported);
+		goto out;
+	}
+	if (o->no_time) {
+		set_reason(r, CHECK_UNKNOWN, "timeout: --timeout=0 leaves the solver no time");
+		goto out;
+	}
+	solve(l, s, e, o, r);
+out:
+	smt_free(s);
+	r->seconds = now() - t0;
+}
+
+struct pool {
+	const struct loaded *l;
+	const struct mon_set *s;
+	const struct check_opts *o;
+	struct check_result *r;
+	atomic_uint next;
+};
+
+static void *worker(void *arg)
+{
+	struct pool *pl = arg;
+	unsigned i;
+
+	while ((i = atomic_fetch_add(&pl->next, 1)) < pl->s->n)
+		check_run(pl->l, &pl->s->checks[i], pl->o, &pl->r[i]);
+	return NULL;
+}
+
+void check_run_all(const struct loaded *l, const struct mon_set *s,
+		   const struct check_opts *o, struct check_result *r)
+{
+	struct pool pl = { .l = l, .s = s, .o = o, .r = r };
+	unsigned n = o->jobs > 1 ? o->jobs : 1, i, started = 0;
+	pthread_t *t;
+
+	atomic_init(&pl.next, 0);
+	if (n > s->n)
+		n = s->n;
+	if (n <= 1) {
+		worker(&pl);
+		return;
+	}
+	t = calloc(n, sizeof(*t));
+	if (!t)
+		abort();
+	for (i = 0; i < n; i++)
+		if (pthread_create(&t[i], NULL, worker, &pl) == 0)
+			started++;
+		else
+			break;
+	if (!started)
+		worker(&pl);
+	for (i = 0; i < started; i++)
+		pthread_join(t[i], NULL);
+	free(t);
+}
+
+void check_result_free(struct check_result *r)
+{
+	replay_result_free(&r->replay);
+	arena_free(r->arena);
+	r->arena = NULL;
+}
+
+const char *check_verdict_name(enum check_verdict v)
+{
+	switch (v) {
+	case CHECK_HOLDS: return "holds";
+	case CHECK_VIOLATED: return "violated";
+	case CHECK_UNKNOWN: return "unknown";
+	case CHECK_ERROR: return "error";
+	}
+	return "?";
+}

@@ -1,0 +1,84 @@
+/* checker.h - the checker: one (program, invariant) check from the resolved
+ * monitor to a verdict, as a flat list of stages:
+ *
+ *   instrument_lift  (monitor -> SSA with assume/assert nodes)
+ *   smt_encode       (SSA -> Z3, memory by region, helper models)
+ *   solve            (some assert fails? then: an unwinding marker reachable?)
+ *   cex_extract      (model -> concrete inputs, struct cex)
+ *   replay_run       (the interpreter with the concrete monitor must reach
+ *                     the same failing assert, or it is an internal error)
+ *
+ * Verdicts: holds only when no assert can fail AND no unwinding marker can
+ * be reached (under the assumes) AND the lift and the encoding modelled
+ * everything; violated only with a counterexample that replays; unknown
+ * (with the reason) otherwise. A bound's worst case is searched for by
+ * bisection over the insns count at the exits.
+ *
+ * Each check uses its own arena and Z3 context, so checks run in parallel
+ * (check_run_all with jobs > 1); the object and the monitor are read-only.
+ */
+#ifndef INVCHECK_CHECKER_H
+#define INVCHECK_CHECKER_H
+
+#include "base.h"
+#include "monitor.h"
+#include "pipeline.h"
+#include "replay.h"
+
+struct check_opts {
+	unsigned loop_bound;      /* 0: SSA_DEFAULT_LOOP_BOUND */
+	unsigned timeout_ms;      /* per query; 0: none */
+	bool no_time;             /* --timeout=0: no query is run, verdicts unknown */
+	unsigned jobs;            /* parallel checks; 0/1: one at a time */
+	bool replay_kernel;       /* also run counterexamples with BPF_PROG_TEST_RUN */
+};
+
+enum check_verdict { CHECK_HOLDS, CHECK_VIOLATED, CHECK_UNKNOWN, CHECK_ERROR };
+
+struct check_result {
+	const struct mon_check *c;
+	enum check_verdict verdict;
+	char reason[512];         /* UNKNOWN: why; ERROR: the internal error */
+	unsigned site;            /* VIOLATED: the failing assert */
+	struct cex *cex;          /* VIOLATED: the inputs (in arena) */
+	struct replay_result replay;  /* VIOLATED: the replay that confirmed it */
+	bool has_worst;           /* a bound's worst case was found */
+	uint64_t worst;
+	const char **notes;       /* imprecision worth knowing */
+	unsigned nnotes;
+	double seconds;
+	/* --replay-kernel */
+	bool kernel_tried;
+	bool kernel_reproduced;
+	char kernel_msg[256];
+	struct arena *arena;      /* owns cex, notes (check_result_free) */
+};
+
+/* Run check C. Never fails: problems become CHECK_ERROR with a reason. */
+void check_run(const struct loaded *l, const struct mon_check *c,
+	       const struct check_opts *o, struct check_result *r);
+/* Run every check of S (in parallel with o->jobs > 1); R has s->n entries. */
+void check_run_all(const struct loaded *l, const struct mon_set *s,
+		   const struct check_opts *o, struct check_result *r);
+void check_result_free(struct check_result *r);
+const char *check_verdict_name(enum check_verdict v);
+
+/* cex.c: the counterexample of a model (smt.h) of check C. */
+struct smt;
+struct smt_prog;
+int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
+		const struct mon_check *c, struct arena *a, struct cex **out,
+		char *why, size_t len);
+
+/* kernel.c: run X with BPF_PROG_TEST_RUN (XDP and tc programs). Returns 0
+ * with *reproduced set, or -errno / -EOPNOTSUPP (MSG says why). */
+int kernel_replay(const struct loaded *l, const struct cex *x, uint64_t expect_r0,
+		  bool *reproduced, char *msg, size_t len);
+
+/* report.c: output. */
+enum report_format { REPORT_TEXT, REPORT_JSON };
+void report_write(const struct loaded *l, const struct mon_set *s,
+		  const struct check_result *r, enum report_format f, bool quiet,
+		  FILE *out);
+
+#endif

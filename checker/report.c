@@ -1,0 +1,391 @@
+/* report.c - verdicts and counterexamples as text (compiler style) or JSON
+ * (schema in docs/json-output.md). */
+#include "checker.h"
+#include "smt.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#define SHOW_BYTES 128u
+
+static const struct obj_line *line_of(const struct object *o, int sec, uint32_t slot)
+{
+	if (sec < 0 || (uint32_t)sec >= o->nsections)
+		return NULL;
+	return object_line_at(&o->sections[sec], slot);
+}
+
+/* Where the failing event happened: the last instruction the replay ran. */
+static const struct obj_line *event_line(const struct object *o, const struct check_result *r)
+{
+	const struct replay_result *rr = &r->replay;
+	size_t i;
+
+	for (i = rr->npath; i-- > 0;) {
+		const struct obj_line *ln = line_of(o, rr->path[i].sec, rr->path[i].slot);
+
+		if (ln && ln->line)
+			return ln;
+	}
+	return NULL;
+}
+
+static const char *call_name(const struct object *o, const struct cex_call *c)
+{
+	if (c->kfunc >= 0)
+		return o->kfuncs[c->kfunc].name;
+	return helper_name(c->helper) ? helper_name(c->helper) : "helper";
+}
+
+static void hex(FILE *out, const uint8_t *b, uint32_t n, uint32_t max)
+{
+	uint32_t i;
+
+	for (i = 0; i < n && i < max; i++)
+		fprintf(out, "%s%02x", i ? " " : "", b[i]);
+	if (n > max)
+		fprintf(out, " ... (%u more)", n - max);
+}
+
+static const struct cex_region *find_region(const struct cex *x, enum interp_mem_kind k)
+{
+	unsigned i;
+
+	for (i = 0; i < x->nregions; i++)
+		if (x->regions[i].kind == k)
+			return &x->regions[i];
+	return NULL;
+}
+
+static void text_globals(const struct object *o, const struct cex_region *g, FILE *out)
+{
+	const struct obj_datasec *ds = NULL;
+	uint32_t i, j;
+
+	for (i = 0; i < o->ndatasecs; i++)
+		if (o->datasecs[i].map == g->map)
+			ds = &o->datasecs[i];
+	if (!ds)
+		return;
+	for (i = 0; i < ds->nvars; i++) {
+		const struct obj_var *v = &ds->vars[i];
+		uint64_t x = 0;
+
+		if (v->off + v->size > g->size)
+			continue;
+		fprintf(out, "      %s %s = ", ds->name, v->name);
+		if (v->size <= 8) {
+			for (j = 0; j < v->size; j++)
+				x |= (uint64_t)g->bytes[v->off + j] << (8 * j);
+			fprintf(out, "%" PRIu64 " (%#" PRIx64 ")\n", x, x);
+		} else {
+			hex(out, g->bytes + v->off, v->size, 32);
+			fputc('\n', out);
+		}
+	}
+}
+
+static void text_path(const struct object *o, const struct replay_result *rr, FILE *out)
+{
+	const struct obj_line *prev = NULL;
+	unsigned shown = 0;
+	size_t i;
+
+	fputs("    path:", out);
+	for (i = 0; i < rr->npath; i++) {
+		const struct obj_line *ln = line_of(o, rr->path[i].sec, rr->path[i].slot);
+
+		if (!ln || !ln->line || ln == prev ||
+		    (prev && prev->line == ln->line && !strcmp(prev->file, ln->file)))
+			continue;
+		if (shown++ % 8 == 0)
+			fputs("\n     ", out);
+		fprintf(out, " %s:%u", prev && !strcmp(prev->file, ln->file) ? "" : ln->file, ln->line);
+		prev = ln;
+	}
+	fputc('\n', out);
+}
+
+static void text_cex(const struct object *o, const struct check_result *r, FILE *out)
+{
+	const struct cex *x = r->cex;
+	const struct cex_region *pk = find_region(x, INTERP_MEM_PACKET), *ctx;
+	unsigned i;
+
+	fputs("  counterexample (replayed in the interpreter: it fails the same assert):\n", out);
+	if (pk && x->pkt) {
+		uint32_t len = (uint32_t)(x->pkt_end - x->pkt);
+
+		fprintf(out, "    packet: %u bytes:", len);
+		if (len) {
+			fputc(' ', out);
+			hex(out, pk->bytes + (x->pkt - pk->base), len, SHOW_BYTES);
+		}
+		fputc('\n', out);
+	}
+	ctx = find_region(x, INTERP_MEM_CTX);
+	if (ctx) {
+		bool any = false;
+
+		for (i = 0; i + 4 <= 64 && i + 4 <= ctx->size; i += 4) {
+			uint32_t w;
+
+			memcpy(&w, ctx->bytes + i, 4);
+			if (!w || (x->pkt && (w == (uint32_t)x->pkt || w == (uint32_t)x->pkt_end)))
+				continue;
+			fprintf(out, "%s ctx+%u = %u", any ? "," : "    context (u32 words):", i, w);
+			any = true;
+		}
+		if (any)
+			fputc('\n', out);
+	}
+	for (i = 0; i < x->nregions; i++) {
+		const struct cex_region *g = &x->regions[i];
+
+		if (g->kind == INTERP_MEM_GLOBAL && g->base == SMT_MAP_BASE(g->map)) {
+			fprintf(out, "    globals of %s:\n", g->name);
+			text_globals(o, g, out);
+		} else if (g->kind == INTERP_MEM_MAP_VALUE || (g->kind == INTERP_MEM_GLOBAL)) {
+			fprintf(out, "    %s: ", g->name);
+			hex(out, g->bytes, g->size, 32);
+			fputc('\n', out);
+		}
+	}
+	for (i = 0; i < x->ncalls; i++) {
+		const struct cex_call *c = &x->calls[i];
+		const struct obj_line *ln = line_of(o, c->sec, c->slot);
+
+		fprintf(out, "    call %s", call_name(o, c));
+		if (ln && ln->line)
+			fprintf(out, " at %s:%u", ln->file, ln->line);
+		if (c->helper == BPF_FUNC_loop)
+			fputs(": run\n", out);
+		else if (c->tail_taken)
+			fprintf(out, ": taken, the called program returns %" PRIu64 "\n", c->tail_ret);
+		else
+			fprintf(out, " returns %" PRId64 " (%#" PRIx64 ")\n", (int64_t)c->ret, c->ret);
+	}
+	for (i = 0; i < x->nreads; i++)
+		fprintf(out, "    kernel memory at %#" PRIx64 " (%u bytes) reads %#" PRIx64 "\n",
+			x->reads[i].addr, x->reads[i].size, x->reads[i].value);
+	text_path(o, &r->replay, out);
+	fprintf(out, "    %s after %" PRIu64 " instructions%s", r->replay.msg, r->replay.steps,
+		r->replay.outcome == REPLAY_EXITED ? "" : "");
+	fputc('\n', out);
+	if (r->kernel_tried)
+		fprintf(out, "    kernel (BPF_PROG_TEST_RUN): %s\n", r->kernel_msg);
+}
+
+static void text_one(const struct loaded *l, const struct check_result *r, bool quiet, FILE *out)
+{
+	const struct mon_check *c = r->c;
+	const struct obj_line *ln;
+	const struct mon_assert *as;
+	unsigned i;
+
+	switch (r->verdict) {
+	case CHECK_HOLDS:
+		if (quiet)
+			return;
+		fprintf(out, "%s: holds", c->name);
+		if (r->has_worst)
+			fprintf(out, " (worst case %" PRIu64 " instructions)", r->worst);
+		fputc('\n', out);
+		break;
+	case CHECK_UNKNOWN:
+		fprintf(out, "%s:%u:%u: warning: invariant %s unknown: %s\n", c->file, c->pos.line,
+			c->pos.col, c->name, r->reason);
+		break;
+	case CHECK_ERROR:
+		fprintf(out, "%s:%u:%u: error: invariant %s: %s\n", c->file, c->pos.line, c->pos.col,
+			c->name, r->reason);
+		break;
+	case CHECK_VIOLATED:
+		as = &c->asserts[r->site];
+		ln = event_line(l->o, r);
+		if (ln)
+			fprintf(out, "%s:%u:%u: ", ln->file, ln->line, ln->col);
+		else
+			fprintf(out, "%s: ", l->o->path);
+		fprintf(out, "error: invariant %s violated: %s\n", c->name, as->msg);
+		fprintf(out, "%s:%u:%u: note: the assert that fails\n", as->file, as->pos.line,
+			as->pos.col);
+		if (r->has_worst)
+			fprintf(out, "  worst case: %" PRIu64 " instructions\n", r->worst);
+		text_cex(l->o, r, out);
+		break;
+	}
+	if (!quiet)
+		for (i = 0; i < r->nnotes; i++)
+			fprintf(out, "  note: %s\n", r->notes[i]);
+}
+
+/* ---- JSON ---------------------------------------------------------------- */
+
+static void jstr(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s && *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+
+		if (ch == '"' || ch == '\\')
+			fprintf(out, "\\%c", ch);
+		else if (ch < 0x20)
+			fprintf(out, "\\u%04x", ch);
+		else
+			fputc(ch, out);
+	}
+	fputc('"', out);
+}
+
+static void jhex(FILE *out, const uint8_t *b, uint32_t n)
+{
+	uint32_t i;
+
+	fputc('"', out);
+	for (i = 0; i < n; i++)
+		fprintf(out, "%02x", b[i]);
+	fputc('"', out);
+}
+
+static void jloc(FILE *out, const char *file, unsigned line, unsigned col)
+{
+	fputs("{\"file\": ", out);
+	jstr(out, file);
+	fprintf(out, ", \"line\": %u, \"column\": %u}", line, col);
+}
+
+static void json_cex(const struct object *o, const struct check_result *r, FILE *out)
+{
+	const struct cex *x = r->cex;
+	const struct cex_region *pk = find_region(x, INTERP_MEM_PACKET);
+	const struct obj_line *prev = NULL;
+	unsigned i, n = 0;
+	size_t k;
+
+	fputs(", \"counterexample\": {\"replayed\": true", out);
+	fprintf(out, ", \"steps\": %" PRIu64, r->replay.steps);
+	if (r->replay.outcome == REPLAY_EXITED || r->replay.event == SPEC_EV_EXIT)
+		fprintf(out, ", \"r0\": %" PRIu64, r->replay.r0);
+	if (pk && x->pkt) {
+		fprintf(out, ", \"packet_len\": %" PRIu64 ", \"packet\": ", x->pkt_end - x->pkt);
+		jhex(out, pk->bytes + (x->pkt - pk->base), (uint32_t)(x->pkt_end - x->pkt));
+	}
+	fputs(", \"regions\": [", out);
+	for (i = 0; i < x->nregions; i++) {
+		fprintf(out, "%s{\"name\": ", i ? ", " : "");
+		jstr(out, x->regions[i].name);
+		fprintf(out, ", \"kind\": \"%s\", \"address\": %" PRIu64 ", \"bytes\": ",
+			interp_mem_kind_name(x->regions[i].kind), x->regions[i].base);
+		jhex(out, x->regions[i].bytes, x->regions[i].size);
+		fputc('}', out);
+	}
+	fputs("], \"calls\": [", out);
+	for (i = 0; i < x->ncalls; i++) {
+		const struct obj_line *ln = line_of(o, x->calls[i].sec, x->calls[i].slot);
+
+		fprintf(out, "%s{\"name\": ", i ? ", " : "");
+		jstr(out, call_name(o, &x->calls[i]));
+		fprintf(out, ", \"result\": %" PRIu64 ", \"tail_call_taken\": %s", x->calls[i].ret,
+			x->calls[i].tail_taken ? "true" : "false");
+		if (ln && ln->line) {
+			fputs(", \"location\": ", out);
+			jloc(out, ln->file, ln->line, ln->col);
+		}
+		fputc('}', out);
+	}
+	fputs("], \"kernel_reads\": [", out);
+	for (i = 0; i < x->nreads; i++)
+		fprintf(out, "%s{\"address\": %" PRIu64 ", \"size\": %u, \"value\": %" PRIu64 "}",
+			i ? ", " : "", x->reads[i].addr, x->reads[i].size, x->reads[i].value);
+	fputs("], \"path\": [", out);
+	for (k = 0; k < r->replay.npath; k++) {
+		const struct obj_line *ln = line_of(o, r->replay.path[k].sec, r->replay.path[k].slot);
+
+		if (!ln || !ln->line || ln == prev)
+			continue;
+		prev = ln;
+		if (n++)
+			fputs(", ", out);
+		jloc(out, ln->file, ln->line, ln->col);
+	}
+	fputs("]}", out);
+	if (r->kernel_tried) {
+		fprintf(out, ", \"kernel_replay\": {\"reproduced\": %s, \"message\": ",
+			r->kernel_reproduced ? "true" : "false");
+		jstr(out, r->kernel_msg);
+		fputc('}', out);
+	}
+}
+
+static void json_one(const struct loaded *l, const struct check_result *r, FILE *out)
+{
+	const struct mon_check *c = r->c;
+	const struct obj_line *ln;
+	unsigned i;
+
+	fputs("{\"check\": ", out);
+	jstr(out, c->name);
+	fputs(", \"program\": ", out);
+	jstr(out, c->prog);
+	fputs(", \"invariant\": ", out);
+	jstr(out, c->inv);
+	fprintf(out, ", \"verdict\": \"%s\", \"spec_location\": ", check_verdict_name(r->verdict));
+	jloc(out, c->file, c->pos.line, c->pos.col);
+	fprintf(out, ", \"seconds\": %.3f", r->seconds);
+	if (r->verdict == CHECK_UNKNOWN || r->verdict == CHECK_ERROR) {
+		fputs(", \"reason\": ", out);
+		jstr(out, r->reason);
+	}
+	if (r->has_worst)
+		fprintf(out, ", \"worst_case_insns\": %" PRIu64, r->worst);
+	if (r->verdict == CHECK_VIOLATED) {
+		const struct mon_assert *as = &c->asserts[r->site];
+
+		fputs(", \"message\": ", out);
+		jstr(out, as->msg);
+		fputs(", \"assert_location\": ", out);
+		jloc(out, as->file, as->pos.line, as->pos.col);
+		ln = event_line(l->o, r);
+		if (ln) {
+			fputs(", \"location\": ", out);
+			jloc(out, ln->file, ln->line, ln->col);
+		}
+		json_cex(l->o, r, out);
+	}
+	fputs(", \"notes\": [", out);
+	for (i = 0; i < r->nnotes; i++) {
+		if (i)
+			fputs(", ", out);
+		jstr(out, r->notes[i]);
+	}
+	fputs("]}", out);
+}
+
+void report_write(const struct loaded *l, const struct mon_set *s,
+		  const struct check_result *r, enum report_format f, bool quiet, FILE *out)
+{
+	unsigned n[4] = {0}, i;
+
+	for (i = 0; i < s->n; i++)
+		n[r[i].verdict]++;
+	if (f == REPORT_JSON) {
+		fprintf(out, "{\"tool\": \"bpf-invcheck\", \"version\": \"%s\", \"object\": ",
+			INVCHECK_VERSION);
+		jstr(out, l->o->path);
+		fputs(", \"results\": [", out);
+		for (i = 0; i < s->n; i++) {
+			fputs(i ? ",\n  " : "\n  ", out);
+			json_one(l, &r[i], out);
+		}
+		fprintf(out, "\n], \"summary\": {\"holds\": %u, \"violated\": %u, \"unknown\": %u, \"errors\": %u}}\n",
+			n[CHECK_HOLDS], n[CHECK_VIOLATED], n[CHECK_UNKNOWN], n[CHECK_ERROR]);
+		return;
+	}
+	for (i = 0; i < s->n; i++)
+		text_one(l, &r[i], quiet, out);
+	if (!quiet)
+		fprintf(out, "%u check%s: %u hold, %u violated, %u unknown%s\n", s->n,
+			s->n == 1 ? "" : "s", n[CHECK_HOLDS], n[CHECK_VIOLATED], n[CHECK_UNKNOWN],
+			n[CHECK_ERROR] ? ", some internal errors" : "");
+}

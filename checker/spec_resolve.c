@@ -1,0 +1,774 @@
+/* spec_resolve.c - name resolution and type checking of specs (monitor.h).
+ *
+ * Three steps, in order:
+ * 1. Files: the root spec, then its imports depth-first (each file once,
+ *    by real path; a file being loaded that is imported again is a cycle).
+ *    Per file, every import first, then its consts in order (each folded to
+ *    a number at once) and a table of its invariants.
+ * 2. Program blocks of the root: every selector must match a program of
+ *    the object, every `check` name an invariant.
+ * 3. Checks: for each selected program (in selection order), each block
+ *    that selects it, each check/invariant/bound item in source order, one
+ *    struct mon_check, resolved for that program (ctx fields and the packet
+ *    depend on its type).
+ *
+ * Errors are one diagnostic "FILE:LINE:COL: error: ..." and unwind with
+ * longjmp, as in the parser: everything is in the arena, and no FILE is
+ * open across a call that can fail.
+ */
+#include "resolve_priv.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const builtins[] = {
+	"ret", "arg1", "arg2", "arg3", "arg4", "arg5", "pkt", "pkt_end",
+	"pkt_len", "ctx", "global",
+};
+
+/* ---- errors -------------------------------------------------------------- */
+static const char *where(struct resolver *r, const char *file, struct spec_pos at)
+{
+	return arena_printf(r->a, "%s:%u:%u", file ? file : "<spec>", at.line,
+			    at.col);
+}
+
+static const char *expr_text(struct resolver *r, const struct spec_expr *e)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	const char *s;
+
+	if (!f)
+		abort();
+	spec_print_expr(e, f);
+	fclose(f);
+	s = arena_strdup(r->a, buf);
+	free(buf);
+	return s;
+}
+
+/* ---- statements and handlers ----------------------------------------------- */
+static struct mon_stmt **rblock(struct resolver *r, const struct spec_block *b,
+				unsigned *n);
+
+static unsigned add_site(struct resolver *r, const struct spec_stmt *s)
+{
+	struct mon_assert *as = PUSH(r, r->asserts, struct mon_assert);
+	const char *text = expr_text(r, s->expr);
+
+	as->pos = s->pos;
+	as->file = r->f->path;
+	as->text = text;
+	as->msg = s->msg ? s->msg : arena_printf(r->a, "assertion failed: %s", text);
+	as->handler = (unsigned)r->handlers.len;
+	return (unsigned)r->asserts.len - 1;
+}
+
+static struct mon_stmt *rstmt(struct resolver *r, const struct spec_stmt *s)
+{
+	struct mon_stmt *m = arena_new_array(r->a, struct mon_stmt, 1);
+
+	m->pos = s->pos;
+	switch (s->kind) {
+	case SPEC_S_ASSERT:
+		m->kind = MON_S_ASSERT;
+		m->e = resolve_expr(r, s->expr);
+		m->site = add_site(r, s);
+		break;
+	case SPEC_S_ASSUME:
+		m->kind = MON_S_ASSUME;
+		m->e = resolve_expr(r, s->expr);
+		break;
+	case SPEC_S_ASSIGN:
+		m->kind = MON_S_ASSIGN;
+		m->var = resolve_find_var(r, s->name);
+		if (m->var < 0)
+			fail(r, s->pos, "'%s' is not a state variable of invariant '%s'",
+			     s->name, r->inv);
+		m->e = resolve_expr(r, s->expr);
+		resolve_value(r, &((struct mon_var *)r->vars.data)[m->var], m->e);
+		break;
+	case SPEC_S_IF:
+		m->kind = MON_S_IF;
+		m->e = resolve_expr(r, s->expr);
+		m->then = rblock(r, &s->then, &m->nthen);
+		m->els = rblock(r, &s->els, &m->nels);
+		break;
+	}
+	return m;
+}
+
+static struct mon_stmt **rblock(struct resolver *r, const struct spec_block *b,
+				unsigned *n)
+{
+	struct mon_stmt **v = arena_new_array(r->a, struct mon_stmt *, b->n);
+
+	for (size_t i = 0; i < b->n; i++)
+		v[i] = rstmt(r, b->stmts[i]);
+	*n = (unsigned)b->n;
+	return v;
+}
+
+/* on EVENT { ... } */
+static void rhandler(struct resolver *r, const struct spec_clause *cl)
+{
+	const struct spec_event *ev = &cl->event;
+	struct mon_handler h = { .ev = ev->kind, .pos = cl->pos };
+
+	if (ev->kind == SPEC_EV_CALL || ev->kind == SPEC_EV_RETURN)
+		h.calls = resolve_calls(r, ev->names, ev->nnames, ev->any, ev->pos);
+	r->scope = SC_EVENT;
+	r->ev = ev->kind;
+	h.body = rblock(r, &cl->body, &h.n);
+	*PUSH(r, r->handlers, struct mon_handler) = h;
+}
+
+static void reserved(struct resolver *r, const char *name, struct spec_pos at)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
+		if (!strcmp(name, builtins[i]))
+			fail(r, at, "'%s' is a built-in name", name);
+}
+
+/* state { TYPE NAME = init; ... }: initialisers see earlier variables */
+static void declare_var(struct resolver *r, const struct spec_var *sv)
+{
+	const struct cst *k = resolve_find_const(r->f, sv->name);
+	struct mon_var v = { sv->name, sv->pos, sv->type };
+	int i = resolve_find_var(r, sv->name);
+
+	reserved(r, sv->name, sv->pos);
+	if (i >= 0)
+		fail(r, sv->pos, "duplicate state variable '%s' (first declared at %u:%u)",
+		     sv->name, ((struct mon_var *)r->vars.data)[i].pos.line,
+		     ((struct mon_var *)r->vars.data)[i].pos.col);
+	if (k)
+		fail(r, sv->pos, "state variable '%s' hides const '%s' (%s)", sv->name,
+		     sv->name, where(r, k->file, k->pos));
+	v.width = spec_type_width(sv->type);
+	v.sign = spec_type_signed(sv->type);
+	*PUSH(r, r->vars, struct mon_var) = v;
+}
+
+/* Variable I's initialiser, at entry: it sees the variables before it. */
+static void init_var(struct resolver *r, unsigned i, const struct spec_var *sv)
+{
+	struct mon_var *v = &((struct mon_var *)r->vars.data)[i];
+
+	r->scope = SC_ENTRY;
+	r->nvisible = i;
+	v->init = resolve_expr(r, sv->init);
+	resolve_value(r, v, v->init);
+}
+
+/* The assert site of `bound insns <= N` at AT: checked at every exit. */
+static void add_bound(struct resolver *r, const struct spec_bound *b)
+{
+	struct mon_check *c = r->c;
+	struct mon_assert *as;
+
+	c->bound = resolve_const(r, b->max, "bound");
+	c->has_bound = true;
+	c->uses_insns = true;
+	c->bound_site = (unsigned)r->asserts.len;
+	as = PUSH(r, r->asserts, struct mon_assert);
+	as->pos = b->pos;
+	as->file = r->f->path;
+	as->text = arena_printf(r->a, "insns <= %" PRIu64, c->bound);
+	as->msg = arena_printf(r->a, "bound insns <= %" PRIu64 " exceeded", c->bound);
+	as->handler = UINT_MAX;
+}
+
+static void rinvariant(struct resolver *r, const struct spec_invariant *inv)
+{
+	const struct spec_clause *cl = inv->clauses;
+	size_t i, j;
+
+	unsigned k = 0;
+
+	for (i = 0; i < inv->nclauses; i++)
+		for (j = 0; cl[i].kind == SPEC_C_STATE && j < cl[i].nvars; j++)
+			declare_var(r, &cl[i].vars[j]);
+	for (i = 0; i < inv->nclauses; i++)
+		for (j = 0; cl[i].kind == SPEC_C_STATE && j < cl[i].nvars; j++)
+			init_var(r, k++, &cl[i].vars[j]);
+	r->nvisible = (unsigned)r->vars.len;
+	for (i = 0; i < inv->nclauses; i++) {
+		switch (cl[i].kind) {
+		case SPEC_C_STATE:
+			break;
+		case SPEC_C_ON:
+			rhandler(r, &cl[i]);
+			break;
+		case SPEC_C_BOUND:
+			if (r->c->has_bound)
+				fail(r, cl[i].pos, "duplicate bound in invariant '%s'",
+				     inv->name);
+			add_bound(r, &cl[i].bound);
+			break;
+		}
+	}
+}
+
+/* ---- checks ------------------------------------------------------------------ */
+static void begin_check(struct resolver *r, struct mon_check *c, int func,
+			const char *inv, const struct sfile *f, struct spec_pos at)
+{
+	const struct mon_check *cs = r->checks.data;
+	const char *prog = r->o->funcs[func].name;
+
+	for (size_t i = 0; i < r->checks.len; i++)
+		if (cs[i].func == func && !strcmp(cs[i].inv, inv))
+			fail(r, at, "invariant '%s' is already checked on program '%s'",
+			     inv, prog);
+	memset(c, 0, sizeof(*c));
+	c->func = func;
+	c->prog = prog;
+	c->inv = inv;
+	c->name = arena_printf(r->a, "%s.%s", prog, inv);
+	c->file = f->path;
+	c->pos = at;
+	r->c = c;
+	r->inv = inv;
+	r->func = func;
+	r->vars = r->handlers = r->asserts = r->counters = r->assumes =
+		(struct vec){0};
+	r->nvisible = 0;
+}
+
+/* The program block's `assume`s, at entry, in the root's scope. */
+static void rassumes(struct resolver *r, const struct spec_item *blk,
+		     const struct sfile *root)
+{
+	struct vec vars = r->vars;
+
+	r->vars = (struct vec){0};      /* no invariant's state is in scope */
+	for (size_t i = 0; i < blk->npitems; i++) {
+		if (blk->pitems[i].kind != SPEC_P_ASSUME)
+			continue;
+		r->f = root;
+		r->scope = SC_ENTRY;
+		r->nvisible = 0;
+		*PUSH(r, r->assumes, struct mon_expr *) =
+			resolve_expr(r, blk->pitems[i].expr);
+	}
+	r->vars = vars;
+}
+
+static void end_check(struct resolver *r, struct mon_check *c)
+{
+	c->vars = r->vars.data;
+	c->nvars = (unsigned)r->vars.len;
+	c->handlers = r->handlers.data;
+	c->nhandlers = (unsigned)r->handlers.len;
+	c->asserts = r->asserts.data;
+	c->nasserts = (unsigned)r->asserts.len;
+	c->counters = r->counters.data;
+	c->ncounters = (unsigned)r->counters.len;
+	c->assumes = r->assumes.data;
+	c->nassumes = (unsigned)r->assumes.len;
+	*PUSH(r, r->checks, struct mon_check) = *c;
+}
+
+/* INV (written in F, applied as NAME) on program FUNC of block BLK */
+static void make_check(struct resolver *r, int func, const struct spec_item *blk,
+		       const struct sfile *root, const struct sfile *f,
+		       const struct spec_invariant *inv, const char *name,
+		       struct spec_pos at)
+{
+	struct mon_check c;
+
+	r->f = root;
+	begin_check(r, &c, func, name, f, at);
+	c.pos = inv->pos;
+	r->f = f;
+	rinvariant(r, inv);
+	rassumes(r, blk, root);
+	end_check(r, &c);
+}
+
+/* program-level `bound insns <= N;` */
+static void make_bound(struct resolver *r, int func, const struct spec_item *blk,
+		       const struct sfile *root, const struct spec_bound *b)
+{
+	struct mon_check c;
+
+	r->f = root;
+	begin_check(r, &c, func, "bound_insns", root, b->pos);
+	add_bound(r, b);
+	rassumes(r, blk, root);
+	end_check(r, &c);
+}
+
+static const struct spec_invariant *find_inv(const struct sfile *f,
+					     const char *name)
+{
+	for (size_t i = 0; i < f->s->nitems; i++) {
+		const struct spec_item *it = &f->s->items[i];
+
+		if (it->kind == SPEC_I_INVARIANT && !strcmp(it->inv.name, name))
+			return &it->inv;
+	}
+	return NULL;
+}
+
+static const struct sfile *find_pack(const struct sfile *f, const char *pack)
+{
+	struct sfile *const *v = f->imports.data;
+
+	for (size_t i = 0; i < f->imports.len; i++)
+		if (!strcmp(v[i]->pack, pack))
+			return v[i];
+	return NULL;
+}
+
+/* check NAME | check PACK.NAME */
+static const struct spec_invariant *lookup(struct resolver *r,
+					   const struct sfile *root,
+					   const struct spec_qname *q,
+					   const struct sfile **in)
+{
+	const struct spec_invariant *inv;
+
+	r->f = root;
+	*in = q->pack ? find_pack(root, q->pack) : root;
+	if (!*in)
+		fail(r, q->pos, "unknown pack '%s' (not imported)", q->pack);
+	inv = find_inv(*in, q->name);
+	if (!inv && q->pack)
+		fail(r, q->pos, "pack '%s' has no invariant '%s'", q->pack, q->name);
+	if (!inv)
+		fail(r, q->pos, "unknown invariant '%s'", q->name);
+	return inv;
+}
+
+static void block_checks(struct resolver *r, int func, const struct spec_item *blk,
+			 const struct sfile *root)
+{
+	struct mon_check none = {0};
+	size_t n = r->checks.len;
+
+	for (size_t i = 0; i < blk->npitems; i++) {
+		const struct spec_pitem *pi = &blk->pitems[i];
+		const struct spec_invariant *inv;
+		const struct sfile *f;
+		const char *name;
+
+		switch (pi->kind) {
+		case SPEC_P_CHECK:
+			for (size_t j = 0; j < pi->nchecks; j++) {
+				const struct spec_qname *q = &pi->checks[j];
+
+				inv = lookup(r, root, q, &f);
+				name = q->pack ? arena_printf(r->a, "%s.%s", q->pack,
+							      q->name) : q->name;
+				make_check(r, func, blk, root, f, inv, name, q->pos);
+			}
+			break;
+		case SPEC_P_INVARIANT:
+			make_check(r, func, blk, root, root, &pi->inv,
+				   pi->inv.name, pi->inv.pos);
+			break;
+		case SPEC_P_BOUND:
+			make_bound(r, func, blk, root, &pi->bound);
+			break;
+		case SPEC_P_ASSUME:
+			break;
+		}
+	}
+	if (r->checks.len == n) {       /* no checks: still resolve the assumes */
+		r->c = &none;
+		r->func = func;
+		r->counters = r->assumes = (struct vec){0};
+		rassumes(r, blk, root);
+	}
+}
+
+/* ---- program selectors -------------------------------------------------------- */
+static bool sel_match(const struct object *o, const struct spec_item *it,
+		      const struct obj_func *fn)
+{
+	char role[512];
+
+	switch (it->sel) {
+	case SPEC_SEL_NAME:
+		return !fnmatch(it->pattern, fn->name, 0);
+	case SPEC_SEL_SECTION:
+		return !fnmatch(it->pattern, o->sections[fn->sec].name, 0);
+	case SPEC_SEL_STRUCT_OPS:
+		if (!fn->struct_ops_type || !fn->struct_ops_member)
+			return false;
+		snprintf(role, sizeof(role), "%s.%s", fn->struct_ops_type,
+			 fn->struct_ops_member);
+		return !fnmatch(it->pattern, role, 0);
+	case SPEC_SEL_ALL:
+		return true;
+	}
+	return false;
+}
+
+static const char *sel_text(struct resolver *r, const struct spec_item *it)
+{
+	switch (it->sel) {
+	case SPEC_SEL_NAME:
+		return arena_printf(r->a, "\"%s\"", it->pattern);
+	case SPEC_SEL_SECTION:
+		return arena_printf(r->a, "section \"%s\"", it->pattern);
+	case SPEC_SEL_STRUCT_OPS:
+		return arena_printf(r->a, "struct_ops \"%s\"", it->pattern);
+	case SPEC_SEL_ALL:
+		return "*";
+	}
+	return "?";
+}
+
+/* Every selector matches a program; every `check` names an invariant. */
+static void check_blocks(struct resolver *r, const struct sfile *root)
+{
+	const struct object *o = r->o;
+	const struct sfile *f;
+
+	for (size_t i = 0; i < root->s->nitems; i++) {
+		const struct spec_item *it = &root->s->items[i];
+		uint32_t j;
+
+		if (it->kind != SPEC_I_PROGRAM)
+			continue;
+		for (j = 0; j < o->nfuncs; j++)
+			if (o->funcs[j].is_prog && sel_match(o, it, &o->funcs[j]))
+				break;
+		r->f = root;
+		if (j == o->nfuncs)
+			fail(r, it->sel_pos, "program selector %s matches no program in %s",
+			     sel_text(r, it), o->path);
+		for (j = 0; j < it->npitems; j++)
+			for (size_t k = 0; it->pitems[j].kind == SPEC_P_CHECK &&
+			     k < it->pitems[j].nchecks; k++)
+				lookup(r, root, &it->pitems[j].checks[k], &f);
+	}
+}
+
+static void build(struct resolver *r, const struct sfile *root, int func)
+{
+	const struct obj_func *fn;
+
+	if (func < 0 || (uint32_t)func >= r->o->nfuncs)
+		return;
+	fn = &r->o->funcs[func];
+	if (!fn->is_prog)
+		return;
+	for (size_t i = 0; i < root->s->nitems; i++) {
+		const struct spec_item *it = &root->s->items[i];
+
+		if (it->kind == SPEC_I_PROGRAM && sel_match(r->o, it, fn))
+			block_checks(r, func, it, root);
+	}
+}
+
+/* ---- files and imports ----------------------------------------------------------- */
+static const char *clean(struct resolver *r, const char *path)
+{
+	char buf[4096];
+
+	return arena_strdup(r->a, path_clean(path, buf, sizeof(buf)));
+}
+
+static const char *dir_of(struct resolver *r, const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+
+	if (!slash)
+		return ".";
+	if (slash == path)
+		return "/";
+	return arena_strndup(r->a, path, (size_t)(slash - path));
+}
+
+static const char *join(struct resolver *r, const char *dir, const char *name)
+{
+	if (name[0] == '/')
+		return clean(r, name);
+	return clean(r, arena_printf(r->a, "%s/%s", dir, name));
+}
+
+/* "dir/xdp.inv" -> "xdp" */
+static const char *pack_of(struct resolver *r, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t n;
+
+	base = base ? base + 1 : path;
+	n = strlen(base);
+	if (n > 4 && !strcmp(base + n - 4, ".inv"))
+		n -= 4;
+	return arena_strndup(r->a, base, n);
+}
+
+static const char *real_id(struct resolver *r, const char *path)
+{
+	char *p = path ? realpath(path, NULL) : NULL;
+	const char *s;
+
+	if (!p)
+		return path ? path : "<spec>";
+	s = arena_strdup(r->a, p);
+	free(p);
+	return s;
+}
+
+/* The whole of FP (closed) in arena A, NUL-terminated. */
+static char *slurp(struct arena *a, FILE *fp, size_t *len)
+{
+	struct vec v = {0};
+	char buf[4096];
+	size_t n;
+
+	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+		for (size_t i = 0; i < n; i++)
+			*(char *)vec_push(a, &v, 1) = buf[i];
+	fclose(fp);
+	*(char *)vec_push(a, &v, 1) = 0;
+	*len = v.len - 1;
+	return v.data;
+}
+
+/* Open the file `import STR` names, from F. */
+static FILE *open_import(struct resolver *r, const struct sfile *f,
+			 const struct spec_item *it, const char **path)
+{
+	const char *s = it->str, *dirs = "";
+	size_t n = strlen(s);
+	FILE *fp;
+
+	if (strchr(s, '/') || (n >= 4 && !strcmp(s + n - 4, ".inv"))) {
+		*path = join(r, f->dir, s);
+		if (!(fp = fopen(*path, "r")))
+			fail(r, it->pos, "import \"%s\": cannot read %s: %s", s,
+			     *path, strerror(errno));
+		return fp;
+	}
+	for (unsigned i = 0; i < r->opts->npack_dirs; i++) {
+		const char *dir = r->opts->pack_dirs[i];
+
+		*path = join(r, dir, arena_printf(r->a, "%s.inv", s));
+		if ((fp = fopen(*path, "r")))
+			return fp;
+		if (errno != ENOENT && errno != ENOTDIR)
+			fail(r, it->pos, "import \"%s\": cannot read %s: %s", s,
+			     *path, strerror(errno));
+		dirs = arena_printf(r->a, "%s%s%s", dirs, i ? ", " : "", dir);
+	}
+	fail(r, it->pos, "import \"%s\": no %s.inv in the pack path (%s)", s, s,
+	     r->opts->npack_dirs ? dirs : "empty");
+}
+
+static void load_items(struct resolver *r, struct sfile *f);
+
+static struct sfile *new_file(struct resolver *r, const struct spec *s,
+			      const char *path, const char *id, const char *pack)
+{
+	struct sfile *f = arena_new_array(r->a, struct sfile, 1);
+
+	f->s = s;
+	f->path = path;
+	f->id = id;
+	f->dir = dir_of(r, path);
+	f->pack = pack;
+	*PUSH(r, r->files, struct sfile *) = f;
+	return f;
+}
+
+static struct sfile *find_file(struct resolver *r, const char *id)
+{
+	struct sfile *const *v = r->files.data;
+
+	for (size_t i = 0; i < r->files.len; i++)
+		if (!strcmp(v[i]->id, id))
+			return v[i];
+	return NULL;
+}
+
+/* "a.inv -> b.inv -> a.inv", from G's place on the stack */
+static const char *cycle_text(struct resolver *r, const struct sfile *g)
+{
+	struct sfile *const *v = r->stack.data;
+	const char *s = NULL;
+
+	for (size_t i = 0; i < r->stack.len; i++)
+		if (s || v[i] == g)
+			s = s ? arena_printf(r->a, "%s -> %s", s, v[i]->path) : v[i]->path;
+	return arena_printf(r->a, "%s -> %s", s, g->path);
+}
+
+/* Make C (from G, imported at AT) visible in F. */
+static void import_const(struct resolver *r, struct sfile *f,
+			 const struct cst *c, struct spec_pos at)
+{
+	const struct cst *old = resolve_find_const(f, c->name);
+
+	if (!old) {
+		*PUSH(r, f->consts, struct cst) = *c;
+		return;
+	}
+	if (old->file == c->file && old->pos.line == c->pos.line &&
+	    old->pos.col == c->pos.col)
+		return;         /* the same const, imported twice */
+	r->f = f;
+	fail(r, at, "const '%s' (%s) conflicts with '%s' (%s)", c->name,
+	     where(r, c->file, c->pos), c->name, where(r, old->file, old->pos));
+}
+
+/* import STR ; */
+static void rimport(struct resolver *r, struct sfile *f, const struct spec_item *it)
+{
+	const char *path, *id;
+	struct sfile *g, *const *v = f->imports.data;
+	struct spec *s;
+	size_t len;
+	char *text;
+	FILE *fp;
+
+	r->f = f;
+	fp = open_import(r, f, it, &path);
+	id = real_id(r, path);
+	g = find_file(r, id);
+	if (g) {
+		fclose(fp);
+	} else {
+		text = slurp(r->a, fp, &len);
+		if (spec_parse(text, len, path, r->a, r->d, &s))
+			longjmp(r->fail, 1);
+		g = new_file(r, s, path, id, pack_of(r, path));
+		load_items(r, g);
+	}
+	r->f = f;
+	if (g->busy || !g->pack)
+		fail(r, it->pos, "import cycle: %s", cycle_text(r, g));
+	for (size_t i = 0; i < f->imports.len; i++) {
+		if (v[i] == g)
+			return;
+		if (!strcmp(v[i]->pack, g->pack))
+			fail(r, it->pos, "import \"%s\": pack '%s' is already imported from %s",
+			     it->str, g->pack, v[i]->path);
+	}
+	*PUSH(r, f->imports, struct sfile *) = g;
+	for (size_t i = 0; i < g->consts.len; i++)
+		import_const(r, f, &((struct cst *)g->consts.data)[i], it->pos);
+}
+
+/* const NAME = expr ; */
+static void rconst(struct resolver *r, struct sfile *f, const struct spec_item *it)
+{
+	struct cst c = { it->str, 0, f->path, it->pos };
+	const struct cst *old = resolve_find_const(f, it->str);
+
+	r->f = f;
+	reserved(r, it->str, it->pos);
+	if (old)
+		fail(r, it->pos, "duplicate const '%s' (already defined at %s)",
+		     it->str, where(r, old->file, old->pos));
+	c.val = resolve_const(r, it->expr, arena_printf(r->a, "const %s", it->str));
+	*PUSH(r, f->consts, struct cst) = c;
+}
+
+static void rtop_invariant(struct resolver *r, struct sfile *f,
+			   const struct spec_item *it)
+{
+	for (size_t i = 0; &f->s->items[i] != it; i++) {
+		const struct spec_item *o = &f->s->items[i];
+
+		r->f = f;
+		if (o->kind == SPEC_I_INVARIANT && !strcmp(o->inv.name, it->inv.name))
+			fail(r, it->inv.pos, "duplicate invariant '%s' (already defined at %u:%u)",
+			     it->inv.name, o->inv.pos.line, o->inv.pos.col);
+	}
+}
+
+/* Every import of F first, then its consts, invariants, programs in order. */
+static void load_items(struct resolver *r, struct sfile *f)
+{
+	const struct spec *s = f->s;
+
+	f->busy = true;
+	*PUSH(r, r->stack, struct sfile *) = f;
+	for (size_t i = 0; i < s->nitems; i++)
+		if (s->items[i].kind == SPEC_I_IMPORT)
+			rimport(r, f, &s->items[i]);
+	for (size_t i = 0; i < s->nitems; i++) {
+		const struct spec_item *it = &s->items[i];
+
+		r->f = f;
+		if (it->kind == SPEC_I_CONST)
+			rconst(r, f, it);
+		else if (it->kind == SPEC_I_INVARIANT)
+			rtop_invariant(r, f, it);
+		else if (it->kind == SPEC_I_PROGRAM && f->pack)
+			fail(r, it->pos, "program block in pack '%s' (a pack may only hold import, const and invariant items)",
+			     f->pack);
+	}
+	r->stack.len--;
+	f->busy = false;
+}
+
+/* ---- entry points ------------------------------------------------------------------ */
+static int resolve(struct resolver *r, const struct spec *s, struct mon_set **out)
+{
+	struct sfile *root;
+	struct mon_set *set;
+	const struct resolve_opts *opts = r->opts;
+
+	if (setjmp(r->fail))
+		return -EINVAL;
+	root = new_file(r, s, s->file, real_id(r, s->file), NULL);
+	load_items(r, root);
+	check_blocks(r, root);
+	if (opts->progs)
+		for (int i = 0; i < opts->nprogs; i++)
+			build(r, root, opts->progs[i]);
+	else
+		for (uint32_t i = 0; i < r->o->nfuncs; i++)
+			build(r, root, (int)i);
+	set = arena_new_array(r->a, struct mon_set, 1);
+	set->checks = r->checks.data;
+	set->n = (unsigned)r->checks.len;
+	*out = set;
+	return 0;
+}
+
+int spec_resolve(const struct spec *s, const struct object *o,
+		 const struct resolve_opts *opts, struct arena *a,
+		 struct diag *d, struct mon_set **out)
+{
+	static const struct resolve_opts none;
+	struct resolver *r = arena_new_array(a, struct resolver, 1);
+
+	r->o = o;
+	r->opts = opts ? opts : &none;
+	r->a = a;
+	r->d = d;
+	return resolve(r, s, out);
+}
+
+int spec_resolve_file(const char *spec_path, const struct object *o,
+		      const struct resolve_opts *opts, struct arena *a,
+		      struct diag *d, struct mon_set **out)
+{
+	FILE *fp = fopen(spec_path, "r");
+	struct spec *s;
+	size_t len;
+	char *text;
+	int err;
+
+	if (!fp)
+		return diag_fail(d, spec_path, "cannot read: %s", strerror(errno));
+	text = slurp(a, fp, &len);
+	err = spec_parse(text, len, spec_path, a, d, &s);
+	return err ? err : spec_resolve(s, o, opts, a, d, out);
+}
