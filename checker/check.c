@@ -163,8 +163,11 @@ static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *
 
 static void add_notes(struct check_result *r, const char *const *n, unsigned k)
 {
-	const char **all = arena_new_array(r->arena, const char *, r->nnotes + k + 1);
+	const char **all;
 
+	if (!k)
+		return;
+	all = arena_new_array(r->arena, const char *, r->nnotes + k + 1);
 	if (r->nnotes)
 		memcpy(all, r->notes, sizeof(char *) * r->nnotes);
 	memcpy(all + r->nnotes, n, sizeof(char *) * k);

@@ -5,8 +5,26 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #define SHOW_BYTES 128u
+
+/* A source path as the user wants to read it: cleaned ("build/../x" ->
+ * "x") and relative to the working directory when it lies below it. */
+static const char *show_path(const char *in, char *out, size_t size)
+{
+	char cwd[4096], tmp[4096];
+	const char *p = path_clean(in, tmp, sizeof(tmp));
+	size_t n;
+
+	if (getcwd(cwd, sizeof(cwd))) {
+		n = strlen(cwd);
+		if (!strncmp(p, cwd, n) && p[n] == '/')
+			p += n + 1;
+	}
+	snprintf(out, size, "%s", p);
+	return out;
+}
 
 static const struct obj_line *line_of(const struct object *o, int sec, uint32_t slot)
 {
@@ -89,6 +107,7 @@ static void text_path(const struct object *o, const struct replay_result *rr, FI
 {
 	const struct obj_line *prev = NULL;
 	unsigned shown = 0;
+	char pb[4096];
 	size_t i;
 
 	fputs("    path:", out);
@@ -100,7 +119,8 @@ static void text_path(const struct object *o, const struct replay_result *rr, FI
 			continue;
 		if (shown++ % 8 == 0)
 			fputs("\n     ", out);
-		fprintf(out, " %s:%u", prev && !strcmp(prev->file, ln->file) ? "" : ln->file, ln->line);
+		fprintf(out, " %s:%u", prev && !strcmp(prev->file, ln->file) ? "" :
+			show_path(ln->file, pb, sizeof(pb)), ln->line);
 		prev = ln;
 	}
 	fputc('\n', out);
@@ -110,6 +130,7 @@ static void text_cex(const struct object *o, const struct check_result *r, FILE 
 {
 	const struct cex *x = r->cex;
 	const struct cex_region *pk = find_region(x, INTERP_MEM_PACKET), *ctx;
+	char pb[4096];
 	unsigned i;
 
 	fputs("  counterexample (replayed in the interpreter: it fails the same assert):\n", out);
@@ -157,7 +178,7 @@ static void text_cex(const struct object *o, const struct check_result *r, FILE 
 
 		fprintf(out, "    call %s", call_name(o, c));
 		if (ln && ln->line)
-			fprintf(out, " at %s:%u", ln->file, ln->line);
+			fprintf(out, " at %s:%u", show_path(ln->file, pb, sizeof(pb)), ln->line);
 		if (c->helper == BPF_FUNC_loop)
 			fputs(": run\n", out);
 		else if (c->tail_taken)
@@ -181,6 +202,7 @@ static void text_one(const struct loaded *l, const struct check_result *r, bool 
 	const struct mon_check *c = r->c;
 	const struct obj_line *ln;
 	const struct mon_assert *as;
+	char pb[4096];
 	unsigned i;
 
 	switch (r->verdict) {
@@ -204,7 +226,7 @@ static void text_one(const struct loaded *l, const struct check_result *r, bool 
 		as = &c->asserts[r->site];
 		ln = event_line(l->o, r);
 		if (ln)
-			fprintf(out, "%s:%u:%u: ", ln->file, ln->line, ln->col);
+			fprintf(out, "%s:%u:%u: ", show_path(ln->file, pb, sizeof(pb)), ln->line, ln->col);
 		else
 			fprintf(out, "%s: ", l->o->path);
 		fprintf(out, "error: invariant %s violated: %s\n", c->name, as->msg);
@@ -250,8 +272,10 @@ static void jhex(FILE *out, const uint8_t *b, uint32_t n)
 
 static void jloc(FILE *out, const char *file, unsigned line, unsigned col)
 {
+	char pb[4096];
+
 	fputs("{\"file\": ", out);
-	jstr(out, file);
+	jstr(out, show_path(file, pb, sizeof(pb)));
 	fprintf(out, ", \"line\": %u, \"column\": %u}", line, col);
 }
 

@@ -14,21 +14,27 @@
  *                 the incoming edges of guard(pred) AND the edge condition
  *                 (BRANCH: `a op b` for succ[0], its negation for succ[1]);
  *     PHI      -> ite over its incoming edges' conditions;
- *     memory   -> one flat byte memory (array BV64 -> BV8) threaded through
- *                 the DAG: a block's memory in is the ite over its incoming
- *                 edges of the predecessors' memory out; mem0 is free.
+ *     memory   -> byte arrays (BV64 -> BV8) threaded through the DAG: a
+ *                 block's memory in is the ite over its incoming edges of
+ *                 the predecessors' memory out. Bare code (ssa_prog.bare)
+ *                 has one flat array, mem0, free; programs of an object
+ *                 have one per region (ctx, packet, ringbuf, each map) and
+ *                 the packet pointers, see smt_mem.c.
  *   Modelling choices (over-approximations, each one a fresh variable):
- *     INPUT rN: the term bound in smt_input, else a variable "rN";
- *     FRAME f: a variable "fp<f>", 8-aligned, in frame f's own window
- *       [SMT_STACK_BASE + f * SMT_STACK_WINDOW + 512, + SMT_STACK_WINDOW)
- *       (background assertions; windows of distinct frames are disjoint).
+ *     INPUT rN: the term bound in smt_input, else a variable "rN"; with an
+ *       object r1 is SMT_CTX_BASE;
+ *     FRAME f: bare code: a variable "fp<f>", 8-aligned, in frame f's own
+ *       window [SMT_STACK_BASE + f * SMT_STACK_WINDOW + 512,
+ *       + SMT_STACK_WINDOW); with an object: SMT_FRAME_BASE(depth) + 512.
  *       Stack slots never go through memory: the address only matters for
- *       pointer arithmetic and comparisons. Other pointers are not yet
- *       kept out of this range;
- *     UNDEF: a fresh variable per use; ADDR, HAVOC, TAILRET, LDPKT: fresh
- *       per value (LDPKT's out-of-bounds exit is not modelled);
- *     CALL: r0 fresh, and the flat memory after the call is a fresh array
- *       (an unknown helper may write any memory; helper models narrow this).
+ *       pointer arithmetic and comparisons;
+ *     UNDEF: a fresh variable per use; HAVOC, TAILRET, LDPKT: fresh per
+ *       value (LDPKT's out-of-bounds exit is not modelled); ADDR: the fixed
+ *       address of a global / map value, else fresh;
+ *     CALL: the helper's model (models.h), or r0 fresh and the memory it
+ *       gets pointers to fresh (bare code: all memory fresh);
+ *     CMP: 0/1; ASSUME: background fact guard => arg != 0; ASSERT: its
+ *       failure guard AND arg == 0 in fail[], OR-ed into violated.
  * - Results: result (the program's r0: ite over the exit blocks' guards),
  *   reach_exit (OR of exit guards), reach_unwind (OR of the guards of the
  *   unwinding markers; the checker must prove it false).

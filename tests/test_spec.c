@@ -6,8 +6,8 @@
  *   prec.txt      pairs of lines "< EXPR" / "> PRINTED": precedence
  * plus positions on nodes and robustness (every prefix and byte mutations
  * of the ok files give either success or exactly one error), and, given the
- * source root as a second argument, the shipped specs: every
- * examples/*.inv and invariants/*.inv parses and prints back to a form that
+ * source root as a second argument, the shipped specs: each
+ * examples/NAME.inv and invariants/NAME.inv parses and prints back to a form that
  * parses to the same print, every `import "NAME"` names an existing
  * invariants/NAME.inv, and a pack holds only import/const/invariant items.
  */
