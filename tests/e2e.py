@@ -30,7 +30,11 @@ def main():
     for (obj, spec), checks in sorted(expect.items()):
         if only and obj not in only:
             continue
-        path = os.path.join(exdir, obj + '.bpf.o')
+        # an example (examples/), or a fixture tests/NAME (tests/data/e2e/)
+        if obj.startswith('tests/'):
+            path = os.path.join(os.path.dirname(exdir), obj + '.bpf.o')
+        else:
+            path = os.path.join(exdir, obj + '.bpf.o')
         cmd = [exe, '--format=json', '--jobs=2', path, os.path.join(src, spec)]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         runs += 1
