@@ -190,7 +190,7 @@ static void call_region(struct cx *x, const struct ssa_insn *v, uint64_t ret)
 			return;
 		map = mv->ref.index;
 		add_region(x, x->o->maps[map].datasec >= 0 ? INTERP_MEM_GLOBAL : INTERP_MEM_MAP_VALUE,
-			   arena_printf(x->a, "map %s[%#llx]", x->o->maps[map].name,
+			   arena_printf(x->a, "an entry of map %s (at +%#llx)", x->o->maps[map].name,
 					(unsigned long long)((ret - SMT_MAP_BASE(map)))),
 			   ret, x->o->maps[map].value_size, map,
 			   e->call_before[v->id]->r[3 + map], true);

@@ -167,7 +167,7 @@ static void text_cex(const struct object *o, const struct check_result *r, FILE 
 			fprintf(out, "    globals of %s:\n", g->name);
 			text_globals(o, g, out);
 		} else if (g->kind == INTERP_MEM_MAP_VALUE || (g->kind == INTERP_MEM_GLOBAL)) {
-			fprintf(out, "    %s: ", g->name);
+			fprintf(out, "    %s holds: ", g->name);
 			hex(out, g->bytes, g->size, 32);
 			fputc('\n', out);
 		}
@@ -179,8 +179,22 @@ static void text_cex(const struct object *o, const struct check_result *r, FILE 
 		fprintf(out, "    call %s", call_name(o, c));
 		if (ln && ln->line)
 			fprintf(out, " at %s:%u", show_path(ln->file, pb, sizeof(pb)), ln->line);
-		if (c->helper == BPF_FUNC_loop)
+		if (c->helper == BPF_FUNC_loop) {
 			fputs(": run\n", out);
+		} else if (c->helper == BPF_FUNC_map_lookup_elem || c->helper == BPF_FUNC_ringbuf_reserve) {
+			const struct cex_region *g = NULL;
+			unsigned k;
+
+			for (k = 0; k < x->nregions; k++)
+				if (x->regions[k].base == c->ret && c->ret)
+					g = &x->regions[k];
+			if (!c->ret)
+				fputs(" returns NULL\n", out);
+			else if (g)
+				fprintf(out, " returns %s\n", g->name);
+			else
+				fprintf(out, " returns %#" PRIx64 "\n", c->ret);
+		}
 		else if (c->tail_taken)
 			fprintf(out, ": taken, the called program returns %" PRIu64 "\n", c->tail_ret);
 		else

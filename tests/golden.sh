@@ -1,6 +1,6 @@
 #!/bin/sh
 # golden.sh EXPECTED CMD [ARGS...]: run CMD, compare its stdout with the file
-# EXPECTED byte for byte; also require exit status 0. With REGEN=1 in the
+# EXPECTED byte for byte; also require exit status $GOLDEN_RC (default 0). With REGEN=1 in the
 # environment, rewrite EXPECTED instead (then review the diff by hand).
 set -u
 expected=$1
@@ -13,7 +13,7 @@ rc=$?
 # where the tree is checked out
 sed "s|${GOLDEN_SRC:-/nonexistent}|SRC|g" "$out.raw" >"$out"
 rm -f "$out.raw"
-if [ "$rc" -ne 0 ]; then
+if [ "$rc" -ne "${GOLDEN_RC:-0}" ]; then
 	echo "golden: '$*' exited with $rc" >&2
 	exit 1
 fi
