@@ -1,6 +1,7 @@
 /* instrument.c - monitors into the SSA IR (contract in instrument.h). */
 #include "instrument.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
 #define MAX_CTXF 64
@@ -23,24 +24,18 @@ struct inst {
 bool instrument_pkt_fields(enum bpf_prog_type t, uint32_t *data, uint32_t *data_end,
 			   uint32_t *data_meta)
 {
-	switch ((int)t) {
-	case BPF_PROG_TYPE_XDP:
-		*data = 0, *data_end = 4, *data_meta = 8;
-		return true;
-	case BPF_PROG_TYPE_SCHED_CLS:
-	case BPF_PROG_TYPE_SCHED_ACT:
-	case BPF_PROG_TYPE_SOCKET_FILTER:
-	case BPF_PROG_TYPE_CGROUP_SKB:
-	case BPF_PROG_TYPE_LWT_IN:
-	case BPF_PROG_TYPE_LWT_OUT:
-	case BPF_PROG_TYPE_LWT_XMIT:
-	case BPF_PROG_TYPE_LWT_SEG6LOCAL:
-	case BPF_PROG_TYPE_SK_SKB:
-		*data = 76, *data_end = 80, *data_meta = 140;
-		return true;
-	default:
+	if (!mon_prog_has_pkt(t))
 		return false;
+	if (t == BPF_PROG_TYPE_XDP) {
+		*data = offsetof(struct xdp_md, data);
+		*data_end = offsetof(struct xdp_md, data_end);
+		*data_meta = offsetof(struct xdp_md, data_meta);
+	} else {        /* the others have a struct __sk_buff */
+		*data = offsetof(struct __sk_buff, data);
+		*data_end = offsetof(struct __sk_buff, data_end);
+		*data_meta = offsetof(struct __sk_buff, data_meta);
 	}
+	return true;
 }
 
 static uint32_t k(struct inst *x, uint64_t c)

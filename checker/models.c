@@ -25,6 +25,9 @@
  */
 #include "models.h"
 
+#include <stdint.h>
+#include <string.h>
+
 #include <linux/bpf.h>
 
 /* Argument kinds, short enough to keep one row on one line. */
@@ -289,4 +292,60 @@ unsigned model_count(void)
 const struct helper_model *model_at(unsigned i)
 {
 	return i < ARRAY_SIZE(models) ? &models[i] : NULL;
+}
+
+/* ---- kfuncs --------------------------------------------------------------
+ * By name (the extern's symbol up to a "___" flavour suffix). Pointer
+ * parameters are not described here: the lift sizes what a kfunc may write
+ * through a stack pointer from its BTF prototype, and non-stack memory it
+ * gets a pointer to is havocked as for an unknown kfunc. CPU ids are below
+ * 8192 (the largest NR_CPUS a kernel configuration allows, as for
+ * bpf_get_smp_processor_id above). Sources: kernel/sched/ext.c,
+ * kernel/bpf/helpers.c. */
+static const struct kfunc_model kfuncs[] = {
+	{ "bpf_rcu_read_lock", MODEL_RET_VOID, 0, 0, false },
+	{ "bpf_rcu_read_unlock", MODEL_RET_VOID, 0, 0, false },
+	{ "bpf_task_acquire", MODEL_RET_KPTR, 0, 0, false },
+	{ "bpf_task_release", MODEL_RET_VOID, 0, 0, false },
+	{ "scx_bpf_consume", MODEL_RET_RANGE, 0, 1, false },           /* bool */
+	{ "scx_bpf_create_dsq", MODEL_RET_ERRNO, 0, 0, false },
+	{ "scx_bpf_destroy_dsq", MODEL_RET_VOID, 0, 0, false },
+	{ "scx_bpf_dispatch", MODEL_RET_VOID, 0, 0, false },
+	{ "scx_bpf_dispatch_vtime", MODEL_RET_VOID, 0, 0, false },
+	{ "scx_bpf_dsq_insert", MODEL_RET_VOID, 0, 0, false },
+	{ "scx_bpf_dsq_insert_vtime", MODEL_RET_VOID, 0, 0, false },
+	{ "scx_bpf_dsq_move_to_local", MODEL_RET_RANGE, 0, 1, false }, /* bool */
+	{ "scx_bpf_dsq_nr_queued", MODEL_RET_RANGE, -4095, INT32_MAX, true }, /* or -ENOENT */
+	{ "scx_bpf_error_bstr", MODEL_RET_VOID, 0, 0, false },
+	{ "scx_bpf_exit_bstr", MODEL_RET_VOID, 0, 0, false },
+	{ "scx_bpf_kick_cpu", MODEL_RET_VOID, 0, 0, false },
+	{ "scx_bpf_nr_cpu_ids", MODEL_RET_RANGE, 1, 8192, false },
+	{ "scx_bpf_pick_any_cpu", MODEL_RET_RANGE, -4095, 8191, true }, /* or -EBUSY */
+	{ "scx_bpf_pick_idle_cpu", MODEL_RET_RANGE, -4095, 8191, true },
+	{ "scx_bpf_select_cpu_dfl", MODEL_RET_RANGE, 0, 8191, true },  /* a CPU id */
+	{ "scx_bpf_task_cpu", MODEL_RET_RANGE, 0, 8191, true },
+	{ "scx_bpf_test_and_clear_cpu_idle", MODEL_RET_RANGE, 0, 1, false },
+};
+
+const struct kfunc_model *model_kfunc(const char *sym)
+{
+	size_t n = strlen(sym), i;
+	const char *flav = strstr(sym, "___");
+
+	if (flav)
+		n = (size_t)(flav - sym);
+	for (i = 0; i < ARRAY_SIZE(kfuncs); i++)
+		if (strlen(kfuncs[i].name) == n && !strncmp(kfuncs[i].name, sym, n))
+			return &kfuncs[i];
+	return NULL;
+}
+
+unsigned model_kfunc_count(void)
+{
+	return (unsigned)ARRAY_SIZE(kfuncs);
+}
+
+const struct kfunc_model *model_kfunc_at(unsigned i)
+{
+	return i < ARRAY_SIZE(kfuncs) ? &kfuncs[i] : NULL;
 }

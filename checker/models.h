@@ -70,4 +70,18 @@ const struct helper_model *model_helper(int id);
 unsigned model_count(void);
 const struct helper_model *model_at(unsigned i);
 
+/* Kfunc models by name: the return only (see models.c). */
+struct kfunc_model {
+	const char *name;
+	enum model_ret ret;     /* ANY, VOID, RANGE, ERRNO or KPTR */
+	int64_t lo, hi;
+	bool sign;
+};
+
+/* The model of kfunc symbol SYM (a "___" flavour suffix is ignored), or
+ * NULL when it is not modelled. */
+const struct kfunc_model *model_kfunc(const char *sym);
+unsigned model_kfunc_count(void);
+const struct kfunc_model *model_kfunc_at(unsigned i);
+
 #endif

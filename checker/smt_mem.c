@@ -634,6 +634,7 @@ Z3_ast mem_encode_call(struct enc *en, const struct ssa_insn *v)
 {
 	struct smt *s = en->s;
 	const struct helper_model *m;
+	const struct kfunc_model *km;
 	Z3_ast r0;
 	unsigned a;
 	char buf[200];
@@ -645,7 +646,15 @@ Z3_ast mem_encode_call(struct enc *en, const struct ssa_insn *v)
 	en->e->call_before[v->id] = arena_alloc(en->a, sizeof(struct smt_mem));
 	*en->e->call_before[v->id] = copy_mem(en, &en->ms);
 	m = call_model(v);
-	if (!m) {
+	km = v->ref.kind == INSN_REF_KFUNC ? model_kfunc(en->p->o->kfuncs[v->ref.index].name) : NULL;
+	if (km) {
+		struct helper_model hm = { .ret = km->ret, .lo = km->lo, .hi = km->hi,
+					   .sign = km->sign };
+
+		r0 = model_ret(en, v, &hm);
+		for (a = 0; a < 5; a++)
+			havoc_arg(en, v, a);
+	} else if (!m) {
 		if (v->ref.kind == INSN_REF_KFUNC)
 			snprintf(buf, sizeof(buf), "kfunc %s is not modelled: any result, and memory it gets a pointer to may change",
 				 en->p->o->kfuncs[v->ref.index].name);

@@ -226,6 +226,40 @@ START_TEST(test_examples)
 }
 END_TEST
 
+/* Kfunc models: found by name and with flavour suffixes, names unique,
+ * ranges ordered, only return kinds a kfunc row can have. */
+START_TEST(test_kfuncs)
+{
+	const struct kfunc_model *k;
+	unsigned i, j;
+
+	k = model_kfunc("scx_bpf_dsq_nr_queued");
+	ck_assert_ptr_nonnull(k);
+	ck_assert_int_eq(k->ret, MODEL_RET_RANGE);
+	ck_assert(k->sign);
+	ck_assert_int_eq(k->lo, -4095);
+	ck_assert_int_eq(k->hi, INT32_MAX);
+	ck_assert_ptr_eq(model_kfunc("scx_bpf_dsq_insert___v2___compat"),
+			 model_kfunc("scx_bpf_dsq_insert"));
+	ck_assert_int_eq(model_kfunc("scx_bpf_dsq_insert")->ret, MODEL_RET_VOID);
+	ck_assert_int_eq(model_kfunc("scx_bpf_select_cpu_dfl")->hi, 8191);
+	ck_assert_ptr_null(model_kfunc("scx_bpf_dsq_insertx"));
+	ck_assert_ptr_null(model_kfunc("scx_bpf"));
+	ck_assert_ptr_null(model_kfunc("no_such_kfunc"));
+	ck_assert_ptr_null(model_kfunc_at(model_kfunc_count()));
+	for (i = 0; i < model_kfunc_count(); i++) {
+		k = model_kfunc_at(i);
+		ck_assert(k->ret == MODEL_RET_ANY || k->ret == MODEL_RET_VOID ||
+			  k->ret == MODEL_RET_RANGE || k->ret == MODEL_RET_ERRNO ||
+			  k->ret == MODEL_RET_KPTR);
+		if (k->ret == MODEL_RET_RANGE)
+			ck_assert(k->sign ? k->lo <= k->hi : (uint64_t)k->lo <= (uint64_t)k->hi);
+		for (j = 0; j < i; j++)
+			ck_assert_str_ne(model_kfunc_at(j)->name, k->name);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("models");
@@ -238,6 +272,7 @@ int main(void)
 	tcase_add_test(tc, test_exact);
 	tcase_add_test(tc, test_lookup);
 	tcase_add_test(tc, test_examples);
+	tcase_add_test(tc, test_kfuncs);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
