@@ -617,10 +617,18 @@ static Z3_ast model_ret(struct enc *en, const struct ssa_insn *v, const struct h
 		smt_assume(s, Z(s, Z3_mk_or(s->ctx, 2, (Z3_ast[]){ smt_eq(s, r, s->zero64),
 			ule(s, k(s, 64, KERNEL_LO), r) })));
 		return r;
-	case MODEL_RET_REDIRECT_MAP:
+	case MODEL_RET_REDIRECT_MAP: {
+		/* flags outside BPF_F_ACTION_MASK | BPF_F_BROADCAST |
+		 * BPF_F_EXCLUDE_INGRESS: XDP_ABORTED; else XDP_REDIRECT, or
+		 * the flags' action when the lookup fails */
+		Z3_ast fl = smt_use(en, v->args[2]);
+		Z3_ast bad = smt_not(s, smt_eq(s, Z(s, Z3_mk_bvand(s->ctx, fl, k(s, 64, ~0x1bull))),
+					      s->zero64));
+
 		b = fresh(s, "redirected", Z3_mk_bool_sort(s->ctx));
-		return ite(s, b, k(s, 64, 4), Z(s, Z3_mk_bvand(s->ctx, smt_use(en, v->args[2]),
-							  k(s, 64, 3))));
+		return ite(s, bad, s->zero64,
+			   ite(s, b, k(s, 64, 4), Z(s, Z3_mk_bvand(s->ctx, fl, k(s, 64, 3)))));
+	}
 	case MODEL_RET_REDIRECT:
 		b = fresh(s, "redirected", Z3_mk_bool_sort(s->ctx));
 		if (en->prog_type == BPF_PROG_TYPE_XDP)

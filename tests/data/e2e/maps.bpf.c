@@ -7,7 +7,9 @@
  *   - a hash lookup may return NULL or an entry;
  *   - two lookups of one array key return the same value, so a write
  *     through the first is read through the second; two lookups of one
- *     hash key need not (another CPU may delete and re-add the entry).
+ *     hash key need not (another CPU may delete and re-add the entry);
+ *   - bpf_redirect_map returns XDP_REDIRECT or the action in its flags, and
+ *     XDP_ABORTED for invalid flags.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -88,6 +90,28 @@ SEC("xdp")
 int hash_alias(struct xdp_md *ctx)
 {
 	return write_then_read(&hash);
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_DEVMAP);
+	__uint(max_entries, 8);
+	__type(key, __u32);
+	__type(value, __u32);
+} ports SEC(".maps");
+
+/* bpf_redirect_map: XDP_REDIRECT, or the flags' action when the slot is
+ * empty. */
+SEC("xdp")
+int redirect_or_pass(struct xdp_md *ctx)
+{
+	return bpf_redirect_map(&ports, 1, XDP_PASS);
+}
+
+/* Flags from the packet: bits outside the valid ones give XDP_ABORTED. */
+SEC("xdp")
+int redirect_any_flags(struct xdp_md *ctx)
+{
+	return bpf_redirect_map(&ports, 1, ctx->data_end - ctx->data);
 }
 
 char LICENSE[] SEC("license") = "GPL";
