@@ -623,6 +623,12 @@ static void lift_call(struct lifter *l, const struct insn *in)
 			havoc_slots(l, &v->mem[i], v->id, wsize[i]);
 	if (in->ref.kind != INSN_REF_HELPER && in->ref.kind != INSN_REF_KFUNC)
 		lift_unsupported(l, "insn %u: call with an unresolved target", l->slot);
+	/* bpf_dynptr_write / bpf_dynptr_data can later write the memory a
+	 * dynptr of program memory covers, which no argument of theirs
+	 * points to: not modelled */
+	if (in->ref.kind == INSN_REF_HELPER && in->imm == BPF_FUNC_dynptr_from_mem)
+		lift_unsupported(l, "insn %u: bpf_dynptr_from_mem: memory behind a dynptr is not modelled",
+				 l->slot);
 	for (i = 1; i <= 5; i++)
 		l->st->regs[i] = 0;
 	l->st->regs[0] = v->id;

@@ -339,6 +339,24 @@ START_TEST(pointer_stack_on_some_paths_is_unsupported)
 }
 END_TEST
 
+/* Memory behind a dynptr of program memory is not modelled. */
+START_TEST(dynptr_from_mem_is_unsupported)
+{
+	static const struct bpf_insn raw[] = {
+		MOV64_REG(1, 10), ADD64_IMM(1, -32), MOV64_IMM(2, 16), MOV64_IMM(3, 0),
+		MOV64_REG(4, 10), ADD64_IMM(4, -16), CALL_HELPER(BPF_FUNC_dynptr_from_mem),
+		MOV64_IMM(0, 0), EXIT(),
+	};
+	struct run r;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_str_eq(r.p->unsupported,
+			 "insn 6: bpf_dynptr_from_mem: memory behind a dynptr is not modelled");
+	done(&r);
+}
+END_TEST
+
 START_TEST(call_depth_over_8_is_unsupported)
 {
 	/* nine functions, each calling the next */
@@ -449,6 +467,7 @@ int main(void)
 	tcase_add_test(tc, variable_stack_offset);
 	tcase_add_test(tc, pointer_stack_on_some_paths_is_unsupported);
 	tcase_add_test(tc, call_depth_over_8_is_unsupported);
+	tcase_add_test(tc, dynptr_from_mem_is_unsupported);
 	tcase_add_test(tc, constants_fold);
 	tcase_add_test(tc, callx_of_a_constant_is_that_helper);
 	tcase_add_test(tc, callx_of_an_unknown_target_is_unsupported);
