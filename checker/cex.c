@@ -265,6 +265,48 @@ static void call_writes(struct cx *x, const struct ssa_insn *v, struct cex_call 
 	cc->nwrites = (unsigned)w.len;
 }
 
+/* A value of the model, or 0 when it has none (no failure). */
+static uint64_t val_or0(struct cx *x, uint32_t id)
+{
+	uint64_t v = 0;
+
+	if (!x->e->val[id] || smt_eval_u64(x->s, x->m, x->e->val[id], &v) < 0)
+		return 0;
+	return v;
+}
+
+/* The key a map lookup V read: the stack slots of its arg-2 memory operand
+ * before the call, key_size bytes from the byte `off` points at. */
+static void lookup_key(struct cx *x, const struct ssa_insn *v, struct cex_call *cc)
+{
+	const struct ssa_insn *mv = x->p->values[v->args[0]];
+	uint32_t ks, i, j, byte;
+	uint8_t *buf;
+
+	if (mv->kind != SSA_ADDR || mv->ref.kind != INSN_REF_MAP)
+		return;
+	cc->args[0] = REPLAY_MAP_HANDLE(mv->ref.index);   /* as the replay sees it */
+	ks = x->o->maps[mv->ref.index].key_size;
+	for (i = 0; i < v->nmem; i++) {
+		const struct ssa_memarg *m = &v->mem[i];
+
+		if (m->argno != 2 || !ks)
+			continue;
+		byte = (unsigned)(ISA_STACK_SIZE + m->off) % 8;
+		if (byte + ks > 8u * m->nslots)
+			return;
+		buf = arena_alloc(x->a, 8u * m->nslots);
+		for (j = 0; j < m->nslots; j++) {
+			uint64_t sv = val_or0(x, v->args[m->first + j]);
+
+			memcpy(buf + 8 * j, &sv, 8);
+		}
+		cc->key = arena_dup(x->a, buf + byte, ks);
+		cc->key_size = ks;
+		return;
+	}
+}
+
 static struct cex_call *new_call(struct cx *x, const struct ssa_block *b, uint32_t slot,
 				 const struct insn_ref *ref, int64_t imm)
 {
@@ -296,7 +338,7 @@ static void walk_path(struct cx *x)
 {
 	const struct smt_prog *e = x->e;
 	const struct ssa_prog *p = x->p;
-	uint32_t bi, i;
+	uint32_t bi, i, j;
 
 	for (bi = 0; bi < p->nblocks; bi++) {
 		const struct ssa_block *b = p->blocks[bi];
@@ -317,10 +359,35 @@ static void walk_path(struct cx *x)
 					rd->value &= (1ull << (8 * v->size)) - 1;
 				continue;
 			}
+			if (v->kind == SSA_TAILRET && x->calls.len) {
+				/* a taken tail call: what the program that ran
+				 * wrote, as writes of the tail call */
+				struct cex_call *tc = &((struct cex_call *)x->calls.data)[x->calls.len - 1];
+				struct cex_call tmp = {0};
+
+				call_writes(x, v, &tmp);
+				if (tc->nwrites) {
+					struct cex_write *all = arena_new_array(x->a, struct cex_write,
+										tc->nwrites + tmp.nwrites);
+
+					memcpy(all, tc->writes, sizeof(*all) * tc->nwrites);
+					memcpy(all + tc->nwrites, tmp.writes, sizeof(*all) * tmp.nwrites);
+					tc->writes = all;
+					tc->nwrites += tmp.nwrites;
+				} else {
+					tc->writes = tmp.writes;
+					tc->nwrites = tmp.nwrites;
+				}
+				continue;
+			}
 			if (v->kind != SSA_CALL)
 				continue;
 			cc = new_call(x, b, v->slot, &v->ref, v->imm);
 			cc->ret = val(x, e->val[v->id]);
+			for (j = 0; j < 5 && j < v->nargs; j++)
+				cc->args[j] = val_or0(x, v->args[j]);
+			if (cc->helper == BPF_FUNC_map_lookup_elem)
+				lookup_key(x, v, cc);
 			call_region(x, v, cc->ret);
 			call_writes(x, v, cc);
 			if (cc->helper == BPF_FUNC_tail_call && cc->ret == 0) {
@@ -337,14 +404,14 @@ static void walk_path(struct cx *x)
 }
 
 int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
-		const struct mon_check *c, struct arena *a, struct cex **out,
+		const struct mon_check *c, int site, struct arena *a, struct cex **out,
 		char *why, size_t len)
 {
 	struct cx x = { .s = s, .z = smt_ctx(s), .m = model, .e = e, .p = e->p,
 			.o = e->p->o, .a = a };
 	struct cex *cx = arena_alloc(a, sizeof(*cx));
 	uint32_t b, i;
-	bool found = false;
+	bool found = site >= 0;
 
 	x.onpath = calloc(x.p->nblocks, 1);
 	if (!x.onpath)
@@ -369,6 +436,8 @@ int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 	setup_regions(&x);
 	walk_path(&x);
 	free(x.onpath);
+	if (site >= 0)
+		cx->site = (unsigned)site;
 	if (!found || x.failed) {
 		snprintf(why, len, "%s", !found ? "the model fails no assert on its path"
 			 : "a value of the model could not be evaluated");

@@ -4,6 +4,7 @@
 #include "smt.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -67,10 +68,32 @@ static Z3_ast exceeds(struct smt *s, const struct smt_prog *e, const struct mon_
 	return acc;
 }
 
+/* An input that runs the worst case, replayed: shown only if the
+ * interpreter exits after exactly that many instructions. */
+static void witness(const struct loaded *l, struct smt *s, const struct smt_prog *e,
+		    const struct check_opts *o, struct check_result *r)
+{
+	struct smt_result q;
+	char why[256];
+
+	smt_prove(s, smt_not(s, exceeds(s, e, r->c, r->worst - 1)), o->timeout_ms, &q);
+	if (q.verdict == SMT_VIOLATED &&
+	    cex_extract(s, e, q.model, r->c, (int)r->c->bound_site, r->arena, &r->witness,
+			why, sizeof(why)) == 0 &&
+	    (replay_run(l, r->c, r->witness, &r->wreplay) < 0 ||
+	     r->wreplay.outcome != REPLAY_EXITED || r->wreplay.steps != r->worst)) {
+		/* the bound's count and the interpreter's disagree: a checker bug */
+		set_reason(r, CHECK_ERROR, "internal error: the worst-case input (%" PRIu64
+			   " instructions) replays as: %s", r->worst, r->wreplay.msg);
+		r->witness = NULL;
+	}
+	smt_release(s, &q);
+}
+
 /* The most instructions any run executes: bisection on "some exit has more
  * than M" (at most 32 queries; gives up on unknown). */
-static void worst_case(struct smt *s, const struct smt_prog *e, const struct check_opts *o,
-		       struct check_result *r)
+static void worst_case(const struct loaded *l, struct smt *s, const struct smt_prog *e,
+		       const struct check_opts *o, struct check_result *r)
 {
 	uint64_t lo = 0, hi = r->verdict == CHECK_HOLDS ? r->c->bound : 0xffffffffull, mid;
 	struct smt_result q;
@@ -93,6 +116,8 @@ static void worst_case(struct smt *s, const struct smt_prog *e, const struct che
 	}
 	r->has_worst = true;
 	r->worst = lo;
+	if (r->verdict == CHECK_HOLDS && lo > 0)
+		witness(l, s, e, o, r);
 }
 
 /* The replay must end at the same failing assert (for the bound: the
@@ -111,7 +136,7 @@ static void violated(const struct loaded *l, struct smt *s, const struct smt_pro
 {
 	char why[256];
 
-	if (cex_extract(s, e, m, r->c, r->arena, &r->cex, why, sizeof(why)) < 0) {
+	if (cex_extract(s, e, m, r->c, -1, r->arena, &r->cex, why, sizeof(why)) < 0) {
 		set_reason(r, CHECK_ERROR, "internal error: no counterexample from the model: %s", why);
 		return;
 	}
@@ -127,7 +152,17 @@ static void violated(const struct loaded *l, struct smt *s, const struct smt_pro
 		return;
 	}
 	r->verdict = CHECK_VIOLATED;
-	(void)o;
+	if (o->replay_kernel) {
+		/* BPF_PROG_TEST_RUN observes only the program's return value */
+		r->kernel_tried = true;
+		if (r->replay.event != SPEC_EV_EXIT)
+			snprintf(r->kernel_msg, sizeof(r->kernel_msg),
+				 "the failing assert is at %s, which BPF_PROG_TEST_RUN cannot observe",
+				 r->replay.event == SPEC_EV_ENTRY ? "entry" : "a call");
+		else if (kernel_replay(l, r->cex, r->replay.r0, &r->kernel_reproduced,
+				       r->kernel_msg, sizeof(r->kernel_msg)) < 0)
+			r->kernel_reproduced = false;
+	}
 }
 
 /* A counterexample with a short packet reads better: try packets of at
@@ -188,7 +223,7 @@ static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *
 		break;
 	}
 	if (r->c->has_bound && (r->verdict == CHECK_HOLDS || r->verdict == CHECK_VIOLATED))
-		worst_case(s, e, o, r);
+		worst_case(l, s, e, o, r);
 }
 
 static void add_notes(struct check_result *r, const char *const *n, unsigned k)
@@ -309,6 +344,7 @@ void check_run_all(const struct loaded *l, const struct mon_set *s,
 void check_result_free(struct check_result *r)
 {
 	replay_result_free(&r->replay);
+	replay_result_free(&r->wreplay);
 	arena_free(r->arena);
 	r->arena = NULL;
 }

@@ -44,6 +44,9 @@ struct check_result {
 	struct replay_result replay;  /* VIOLATED: the replay that confirmed it */
 	bool has_worst;           /* a bound's worst case was found */
 	uint64_t worst;
+	struct cex *witness;      /* HOLDS with has_worst: an input that runs
+	                           * `worst` instructions (replayed: wreplay) */
+	struct replay_result wreplay;
 	const char **notes;       /* imprecision worth knowing */
 	unsigned nnotes;
 	double seconds;
@@ -63,11 +66,13 @@ void check_run_all(const struct loaded *l, const struct mon_set *s,
 void check_result_free(struct check_result *r);
 const char *check_verdict_name(enum check_verdict v);
 
-/* cex.c: the counterexample of a model (smt.h) of check C. */
+/* cex.c: the counterexample of a model (smt.h) of check C: SITE < 0, the
+ * first assert the model fails on its path (an error if none); SITE >= 0:
+ * the inputs of the model's run whatever it fails (a bound's witness). */
 struct smt;
 struct smt_prog;
 int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
-		const struct mon_check *c, struct arena *a, struct cex **out,
+		const struct mon_check *c, int site, struct arena *a, struct cex **out,
 		char *why, size_t len);
 
 /* kernel.c: run X with BPF_PROG_TEST_RUN (XDP and tc programs). Returns 0

@@ -6,6 +6,7 @@
 #include "checker.h"
 #include "pipeline.h"
 
+#include <bpf/libbpf.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +42,9 @@ static void usage(FILE *out)
 	      "  --jobs=N          check N invariants in parallel (one Z3 context each)\n"
 	      "  --format=F        text (default, compiler style) or json (docs/json-output.md)\n"
 	      "  --quiet           print only violations, unknowns and errors\n"
+	      "  --replay-kernel   also run each counterexample in the kernel with\n"
+	      "                    BPF_PROG_TEST_RUN (xdp and tc programs, needs bpf():\n"
+	      "                    root or CAP_BPF) and say whether it reproduces\n"
 	      "  -I DIR, --pack-dir=DIR\n"
 	      "                    search DIR for `import \"NAME\"` before the built-in packs\n"
 	      "  --help            this text\n"
@@ -95,6 +99,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "replay-kernel", no_argument, NULL, 'k' },
 		{ "pack-dir", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -154,6 +159,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'q':
 			c->quiet = true;
 			break;
+		case 'k':
+			c->check.replay_kernel = true;
+			break;
 		case 'I':
 			if (c->npack_dirs == MAX_PACK_DIRS) {
 				fprintf(stderr, "bpf-invcheck: error: at most %u pack directories\n", MAX_PACK_DIRS);
@@ -204,6 +212,10 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	if (spec_resolve_file(c->spec, l->o, &ro, a, d, &set))
 		return -1;
 	c->check.loop_bound = c->ssa.loop_bound;
+	/* kernel.c prints nothing: libbpf's messages (global) are silenced
+	 * once here, before any check (and thread) runs */
+	if (c->check.replay_kernel)
+		libbpf_set_print(NULL);
 	r = calloc(set->n ? set->n : 1, sizeof(*r));
 	if (!r)
 		abort();

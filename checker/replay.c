@@ -263,6 +263,9 @@ static int on_call(void *arg, struct interp *ip, const struct insn *in,
 	} else if (helper == BPF_FUNC_tail_call && cc->tail_taken) {
 		if (call_event(rp, SPEC_EV_RETURN, helper, kfunc, 0) < 0)
 			return -1;
+		/* what the program that ran left in memory, seen at the exit */
+		if (apply_writes(rp, cc) < 0)
+			return -1;
 		*ret = cc->tail_ret;
 		return INTERP_CALL_EXIT;
 	} else {

@@ -98,6 +98,13 @@ struct cex_call {
 	unsigned nwrites;
 	bool tail_taken;           /* bpf_tail_call taken: exit with tail_ret */
 	uint64_t tail_ret;
+	/* For the kernel replay (kernel.c), not used by replay_run(): */
+	uint64_t args[5];          /* r1..r5 at the call (0 where the model has none;
+	                            * a lookup's map: REPLAY_MAP_HANDLE(map)) */
+	uint8_t *key;              /* bpf_map_lookup_elem: the key_size key bytes
+	                            * the call read from the stack (NULL when the
+	                            * key is not on the stack) */
+	uint32_t key_size;
 };
 
 struct cex_read {                  /* a load from memory no region covers */

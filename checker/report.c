@@ -1,6 +1,7 @@
 /* report.c - verdicts and counterexamples as text (compiler style) or JSON
  * (schema in docs/json-output.md). */
 #include "checker.h"
+#include "models.h"
 #include "smt.h"
 
 #include <inttypes.h>
@@ -53,6 +54,19 @@ static const char *call_name(const struct object *o, const struct cex_call *c)
 	if (c->kfunc >= 0)
 		return o->kfuncs[c->kfunc].name;
 	return helper_name(c->helper) ? helper_name(c->helper) : "helper";
+}
+
+static bool returns_void(const struct object *o, const struct cex_call *c)
+{
+	const struct kfunc_model *k;
+	const struct helper_model *h;
+
+	if (c->kfunc >= 0) {
+		k = model_kfunc(o->kfuncs[c->kfunc].name);
+		return k && k->ret == MODEL_RET_VOID;
+	}
+	h = model_helper(c->helper);
+	return h && h->ret == MODEL_RET_VOID;
 }
 
 static void hex(FILE *out, const uint8_t *b, uint32_t n, uint32_t max)
@@ -126,14 +140,15 @@ static void text_path(const struct object *o, const struct replay_result *rr, FI
 	fputc('\n', out);
 }
 
-static void text_cex(const struct object *o, const struct check_result *r, FILE *out)
+static void text_cex(const struct object *o, const struct check_result *r,
+		     const struct cex *x, const struct replay_result *rr, const char *header,
+		     FILE *out)
 {
-	const struct cex *x = r->cex;
 	const struct cex_region *pk = find_region(x, INTERP_MEM_PACKET), *ctx;
 	char pb[4096];
 	unsigned i;
 
-	fputs("  counterexample (replayed in the interpreter: it fails the same assert):\n", out);
+	fprintf(out, "  %s:\n", header);
 	if (pk && x->pkt) {
 		uint32_t len = (uint32_t)(x->pkt_end - x->pkt);
 
@@ -197,17 +212,20 @@ static void text_cex(const struct object *o, const struct check_result *r, FILE 
 		}
 		else if (c->tail_taken)
 			fprintf(out, ": taken, the called program returns %" PRIu64 "\n", c->tail_ret);
+		else if (returns_void(o, c))
+			fputs("\n", out);
 		else
 			fprintf(out, " returns %" PRId64 " (%#" PRIx64 ")\n", (int64_t)c->ret, c->ret);
 	}
 	for (i = 0; i < x->nreads; i++)
 		fprintf(out, "    kernel memory at %#" PRIx64 " (%u bytes) reads %#" PRIx64 "\n",
 			x->reads[i].addr, x->reads[i].size, x->reads[i].value);
-	text_path(o, &r->replay, out);
-	fprintf(out, "    %s after %" PRIu64 " instructions%s", r->replay.msg, r->replay.steps,
-		r->replay.outcome == REPLAY_EXITED ? "" : "");
-	fputc('\n', out);
-	if (r->kernel_tried)
+	text_path(o, rr, out);
+	if (rr->outcome == REPLAY_EXITED)
+		fprintf(out, "    %s\n", rr->msg);
+	else
+		fprintf(out, "    %s after %" PRIu64 " instructions\n", rr->msg, rr->steps);
+	if (x == r->cex && r->kernel_tried)
 		fprintf(out, "    kernel (BPF_PROG_TEST_RUN): %s\n", r->kernel_msg);
 }
 
@@ -227,6 +245,9 @@ static void text_one(const struct loaded *l, const struct check_result *r, bool 
 		if (r->has_worst)
 			fprintf(out, " (worst case %" PRIu64 " instructions)", r->worst);
 		fputc('\n', out);
+		if (r->witness)
+			text_cex(l->o, r, r->witness, &r->wreplay,
+				 "an input that runs the worst case (replayed)", out);
 		break;
 	case CHECK_UNKNOWN:
 		fprintf(out, "%s:%u:%u: warning: invariant %s unknown: %s\n", c->file, c->pos.line,
@@ -248,7 +269,8 @@ static void text_one(const struct loaded *l, const struct check_result *r, bool 
 			as->pos.col);
 		if (r->has_worst)
 			fprintf(out, "  worst case: %" PRIu64 " instructions\n", r->worst);
-		text_cex(l->o, r, out);
+		text_cex(l->o, r, r->cex, &r->replay,
+			 "counterexample (replayed in the interpreter: it fails the same assert)", out);
 		break;
 	}
 	if (!quiet)
@@ -293,18 +315,19 @@ static void jloc(FILE *out, const char *file, unsigned line, unsigned col)
 	fprintf(out, ", \"line\": %u, \"column\": %u}", line, col);
 }
 
-static void json_cex(const struct object *o, const struct check_result *r, FILE *out)
+static void json_cex(const struct object *o, const struct check_result *r,
+		     const struct cex *x, const struct replay_result *rr, const char *key,
+		     FILE *out)
 {
-	const struct cex *x = r->cex;
 	const struct cex_region *pk = find_region(x, INTERP_MEM_PACKET);
 	const struct obj_line *prev = NULL;
 	unsigned i, n = 0;
 	size_t k;
 
-	fputs(", \"counterexample\": {\"replayed\": true", out);
-	fprintf(out, ", \"steps\": %" PRIu64, r->replay.steps);
-	if (r->replay.outcome == REPLAY_EXITED || r->replay.event == SPEC_EV_EXIT)
-		fprintf(out, ", \"r0\": %" PRIu64, r->replay.r0);
+	fprintf(out, ", \"%s\": {\"replayed\": true", key);
+	fprintf(out, ", \"steps\": %" PRIu64, rr->steps);
+	if (rr->outcome == REPLAY_EXITED || rr->event == SPEC_EV_EXIT)
+		fprintf(out, ", \"r0\": %" PRIu64, rr->r0);
 	if (pk && x->pkt) {
 		fprintf(out, ", \"packet_len\": %" PRIu64 ", \"packet\": ", x->pkt_end - x->pkt);
 		jhex(out, pk->bytes + (x->pkt - pk->base), (uint32_t)(x->pkt_end - x->pkt));
@@ -337,8 +360,8 @@ static void json_cex(const struct object *o, const struct check_result *r, FILE 
 		fprintf(out, "%s{\"address\": %" PRIu64 ", \"size\": %u, \"value\": %" PRIu64 "}",
 			i ? ", " : "", x->reads[i].addr, x->reads[i].size, x->reads[i].value);
 	fputs("], \"path\": [", out);
-	for (k = 0; k < r->replay.npath; k++) {
-		const struct obj_line *ln = line_of(o, r->replay.path[k].sec, r->replay.path[k].slot);
+	for (k = 0; k < rr->npath; k++) {
+		const struct obj_line *ln = line_of(o, rr->path[k].sec, rr->path[k].slot);
 
 		if (!ln || !ln->line || ln == prev)
 			continue;
@@ -348,7 +371,7 @@ static void json_cex(const struct object *o, const struct check_result *r, FILE 
 		jloc(out, ln->file, ln->line, ln->col);
 	}
 	fputs("]}", out);
-	if (r->kernel_tried) {
+	if (x == r->cex && r->kernel_tried) {
 		fprintf(out, ", \"kernel_replay\": {\"reproduced\": %s, \"message\": ",
 			r->kernel_reproduced ? "true" : "false");
 		jstr(out, r->kernel_msg);
@@ -377,6 +400,8 @@ static void json_one(const struct loaded *l, const struct check_result *r, FILE 
 	}
 	if (r->has_worst)
 		fprintf(out, ", \"worst_case_insns\": %" PRIu64, r->worst);
+	if (r->witness)
+		json_cex(l->o, r, r->witness, &r->wreplay, "worst_case_input", out);
 	if (r->verdict == CHECK_VIOLATED) {
 		const struct mon_assert *as = &c->asserts[r->site];
 
@@ -389,7 +414,7 @@ static void json_one(const struct loaded *l, const struct check_result *r, FILE 
 			fputs(", \"location\": ", out);
 			jloc(out, ln->file, ln->line, ln->col);
 		}
-		json_cex(l->o, r, out);
+		json_cex(l->o, r, r->cex, &r->replay, "counterexample", out);
 	}
 	fputs(", \"notes\": [", out);
 	for (i = 0; i < r->nnotes; i++) {

@@ -575,7 +575,7 @@ static Z3_ast encode_value(struct enc *en, const struct ssa_insn *v)
 	case SSA_HAVOC:
 		return fresh(s, "havoc", s->bv64);
 	case SSA_TAILRET:
-		return fresh(s, "tailret", s->bv64);
+		return en->objmode ? mem_encode_tailret(en, v) : fresh(s, "tailret", s->bv64);
 	case SSA_PHI:
 		return phi(en, v);
 	case SSA_SLOTLOAD:

@@ -700,3 +700,14 @@ Z3_ast mem_encode_call(struct enc *en, const struct ssa_insn *v)
 	*en->e->call_after[v->id] = copy_mem(en, &en->ms);
 	return r0;
 }
+
+Z3_ast mem_encode_tailret(struct enc *en, const struct ssa_insn *v)
+{
+	en->e->call_before[v->id] = arena_alloc(en->a, sizeof(struct smt_mem));
+	*en->e->call_before[v->id] = copy_mem(en, &en->ms);
+	havoc_all(en);
+	packet_moves(en);
+	en->e->call_after[v->id] = arena_alloc(en->a, sizeof(struct smt_mem));
+	*en->e->call_after[v->id] = copy_mem(en, &en->ms);
+	return fresh(en->s, "tailret", en->s->bv64);
+}

@@ -179,6 +179,8 @@ Z3_ast *mem_array(struct enc *en, uint32_t p, bool write);
 /* A helper or kfunc call: r0 and the memory after it. */
 Z3_ast mem_encode_call(struct enc *en, const struct ssa_insn *v);
 Z3_ast mem_addr(struct enc *en, const struct ssa_insn *v);
+/* A taken tail call: the program that ran may have changed any memory. */
+Z3_ast mem_encode_tailret(struct enc *en, const struct ssa_insn *v);
 Z3_ast mem_frame(struct enc *en, uint32_t f);
 
 #endif

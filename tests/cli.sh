@@ -1,7 +1,8 @@
 #!/bin/sh
 # cli.sh BPF_INVCHECK EXAMPLES_DIR SOURCE_ROOT: the command line's contract on bad
 # input and bad usage: exit code 2 and exactly one message naming the file
-# and what is wrong; valid dumps exit 0.
+# and what is wrong; valid dumps exit 0; verdicts, exit codes and
+# --replay-kernel (its kernel runs are skipped when bpf() is not available).
 set -u
 bin=$1
 ex=$2
@@ -78,7 +79,35 @@ expect_out 3 "warning: invariant xdp_fw.xdp.never_abort unknown: timeout: --time
 	--timeout=0 "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
 expect_out 0 '"verdict": "holds"' --format=json --jobs=4 "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
 expect_out 1 "" --quiet "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
-[ -z "$(grep holds "$tmp/out")" ] || { echo "FAIL: --quiet prints holds"; fails=$((fails + 1)); }
+[ -z "$(grep -E ': holds($| \()' "$tmp/out")" ] || { echo "FAIL: --quiet prints holds"; fails=$((fails + 1)); }
+
+# --replay-kernel: the counterexample also runs with BPF_PROG_TEST_RUN. A
+# program type test_run cannot run is said without bpf(); the rest needs
+# bpf() (root or CAP_BPF): probed with the first case, skipped without it.
+expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): not supported for tracepoint programs (only xdp and tc)$" \
+	--replay-kernel "$ex/trace_exec_bug.bpf.o" "$src/examples/trace_exec.inv"
+"$bin" --replay-kernel --quiet "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv" >"$tmp/probe" 2>&1
+if grep -q "kernel (BPF_PROG_TEST_RUN): not available" "$tmp/probe"; then
+	echo "cli: skipping the --replay-kernel runs: $(sed -n 's/.*kernel (BPF_PROG_TEST_RUN): //p' "$tmp/probe")"
+else
+	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 1 (the interpreter's r0 = 1)$" \
+		--replay-kernel "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
+	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 2 (the interpreter's r0 = 2)" \
+		--replay-kernel "$ex/tc_classifier_bug.bpf.o" "$src/examples/tc_classifier.inv"
+	# its violation is the `on call` assert (the backend index), which
+	# test_run cannot observe; should the model pick the exit assert, it
+	# must reproduce. Without the bound (its worst-case search takes most
+	# of a minute): only the violation matters here.
+	sed '/^ *bound insns/d' "$src/examples/xdp_lb.inv" >"$tmp/xdp_lb.inv"
+	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): \(reproduced: \|the failing assert is at a call, which BPF_PROG_TEST_RUN cannot observe$\)" \
+		--replay-kernel --jobs=2 "$ex/xdp_lb_bug.bpf.o" "$tmp/xdp_lb.inv"
+	expect_out 1 '"kernel_replay": {"reproduced": true, "message": "reproduced: retval 1' \
+		--replay-kernel --format=json --jobs=2 "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
+fi
+[ -z "$(grep -i kernel "$tmp/err")" ] || { echo "FAIL: --replay-kernel prints to stderr: $(cat "$tmp/err")"; fails=$((fails + 1)); }
+expect_out 1 "" "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
+[ -z "$(grep "BPF_PROG_TEST_RUN" "$tmp/out")" ] || { echo "FAIL: the kernel replay runs without --replay-kernel"; fails=$((fails + 1)); }
+
 expect 0 "" --dump=ssa --loop-bound=3 "$ex/loop_sum.bpf.o"
 expect 0 "" --version
 expect 0 "" --help
