@@ -510,6 +510,19 @@ static int64_t kfunc_written_size(struct lifter *l, const struct insn *in, unsig
 	return size > 0 && size <= ISA_STACK_SIZE ? size : -1;
 }
 
+static bool runs_callback(const struct insn *in)
+{
+	const struct helper_model *m = call_model(in);
+	unsigned a;
+
+	if (!m || in->imm == BPF_FUNC_loop || in->imm == BPF_FUNC_timer_set_callback)
+		return false;
+	for (a = 0; a < 5; a++)
+		if (m->arg[a] == MODEL_ARG_FUNC)
+			return true;
+	return false;
+}
+
 /* Bytes argument ARGNO (1-based) may write: 0 none, -1 unknown. */
 static int64_t written_size(struct lifter *l, const struct insn *in, unsigned argno)
 {
@@ -626,6 +639,12 @@ static void lift_call(struct lifter *l, const struct insn *in)
 	/* bpf_dynptr_write / bpf_dynptr_data can later write the memory a
 	 * dynptr of program memory covers, which no argument of theirs
 	 * points to: not modelled */
+	/* a callback that runs inside this call (for_each_map_elem, find_vma,
+	 * user_ringbuf_drain) makes calls and writes the lift does not see;
+	 * bpf_loop's is inlined, a timer's runs in another invocation */
+	if (runs_callback(in))
+		lift_unsupported(l, "insn %u: %s runs a callback that is not analysed", l->slot,
+				 helper_name((int)in->imm) ? helper_name((int)in->imm) : "the helper");
 	if (in->ref.kind == INSN_REF_HELPER && in->imm == BPF_FUNC_dynptr_from_mem)
 		lift_unsupported(l, "insn %u: bpf_dynptr_from_mem: memory behind a dynptr is not modelled",
 				 l->slot);

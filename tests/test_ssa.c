@@ -357,6 +357,23 @@ START_TEST(dynptr_from_mem_is_unsupported)
 }
 END_TEST
 
+/* A callback the helper runs itself is not analysed. */
+START_TEST(for_each_callback_is_unsupported)
+{
+	static const struct bpf_insn raw[] = {
+		MOV64_IMM(1, 0), MOV64_IMM(2, 0), MOV64_IMM(3, 0), MOV64_IMM(4, 0),
+		CALL_HELPER(BPF_FUNC_for_each_map_elem), EXIT(),
+	};
+	struct run r;
+
+	lift(&r, raw, ARRAY_SIZE(raw), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_str_eq(r.p->unsupported,
+			 "insn 4: bpf_for_each_map_elem runs a callback that is not analysed");
+	done(&r);
+}
+END_TEST
+
 START_TEST(call_depth_over_8_is_unsupported)
 {
 	/* nine functions, each calling the next */
@@ -468,6 +485,7 @@ int main(void)
 	tcase_add_test(tc, pointer_stack_on_some_paths_is_unsupported);
 	tcase_add_test(tc, call_depth_over_8_is_unsupported);
 	tcase_add_test(tc, dynptr_from_mem_is_unsupported);
+	tcase_add_test(tc, for_each_callback_is_unsupported);
 	tcase_add_test(tc, constants_fold);
 	tcase_add_test(tc, callx_of_a_constant_is_that_helper);
 	tcase_add_test(tc, callx_of_an_unknown_target_is_unsupported);
