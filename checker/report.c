@@ -192,6 +192,10 @@ static void text_cex(const struct object *o, const struct check_result *r,
 		const struct obj_line *ln = line_of(o, c->sec, c->slot);
 
 		fprintf(out, "    call %s", call_name(o, c));
+		if (c->key && c->key_size) {
+			fputs(" with key ", out);
+			hex(out, c->key, c->key_size, 32);
+		}
 		if (ln && ln->line)
 			fprintf(out, " at %s:%u", show_path(ln->file, pb, sizeof(pb)), ln->line);
 		if (c->helper == BPF_FUNC_loop) {
@@ -349,6 +353,10 @@ static void json_cex(const struct object *o, const struct check_result *r,
 		jstr(out, call_name(o, &x->calls[i]));
 		fprintf(out, ", \"result\": %" PRIu64 ", \"tail_call_taken\": %s", x->calls[i].ret,
 			x->calls[i].tail_taken ? "true" : "false");
+		if (x->calls[i].key && x->calls[i].key_size) {
+			fputs(", \"key\": ", out);
+			jhex(out, x->calls[i].key, x->calls[i].key_size);
+		}
 		if (ln && ln->line) {
 			fputs(", \"location\": ", out);
 			jloc(out, ln->file, ln->line, ln->col);
