@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """End-to-end test: run bpf-invcheck on every (object, spec) pair of
-tests/e2e/expect.tsv with --format=json and compare each check's verdict
+tests/e2e/*.tsv with --format=json and compare each check's verdict
 with the expected one. Every violation must come with a counterexample the
 checker replayed (the JSON says so), and the exit code must be the one the
 verdicts imply (0 all hold, 1 a violation, 3 an unknown).
+
+Expectations: every tests/e2e/*.tsv (expect.tsv's header gives the format).
 
 usage: e2e.py BPF-INVCHECK SOURCE_ROOT EXAMPLES_BUILD_DIR [OBJECT ...]
 (python3 is there wherever meson is: meson is written in it.)
@@ -18,13 +20,17 @@ def main():
     exe, src, exdir = sys.argv[1:4]
     only = set(sys.argv[4:])
     expect = {}
-    with open(os.path.join(src, 'tests', 'e2e', 'expect.tsv')) as f:
+    edir = os.path.join(src, 'tests', 'e2e')
+    for name in sorted(os.listdir(edir)):
+      if not name.endswith('.tsv'):
+        continue
+      with open(os.path.join(edir, name)) as f:
         for n, line in enumerate(f, 1):
             line = line.rstrip('\n')
             if not line.strip() or line.startswith('#'):
                 continue
             obj, spec, check, verdict = line.split('\t')
-            expect.setdefault((obj, spec), {})[check] = (verdict, n)
+            expect.setdefault((obj, spec), {})[check] = (verdict, f'{name}:{n}')
     bad = 0
     runs = 0
     for (obj, spec), checks in sorted(expect.items()):
@@ -48,12 +54,12 @@ def main():
         for check, (verdict, n) in sorted(checks.items()):
             r = got.pop(check, None)
             if r is None:
-                print(f'FAIL {obj} {check}: not reported (expect.tsv:{n})')
+                print(f'FAIL {obj} {check}: not reported ({n})')
                 bad += 1
             elif r['verdict'] != verdict:
                 why = r.get('reason') or r.get('message') or ''
                 print(f'FAIL {obj} {check}: {r["verdict"]}, expected {verdict} '
-                      f'(expect.tsv:{n}) {why}')
+                      f'({n}) {why}')
                 bad += 1
             elif verdict == 'violated' and not r.get('counterexample', {}).get('replayed'):
                 print(f'FAIL {obj} {check}: violated without a replayed counterexample')
