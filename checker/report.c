@@ -145,6 +145,7 @@ static void text_cex(const struct object *o, const struct check_result *r,
 		     FILE *out)
 {
 	const struct cex_region *pk = find_region(x, INTERP_MEM_PACKET), *ctx;
+	bool brief = x != r->cex;   /* a worst-case input: packet and path */
 	char pb[4096];
 	unsigned i;
 
@@ -155,10 +156,12 @@ static void text_cex(const struct object *o, const struct check_result *r,
 		fprintf(out, "    packet: %u bytes:", len);
 		if (len) {
 			fputc(' ', out);
-			hex(out, pk->bytes + (x->pkt - pk->base), len, SHOW_BYTES);
+			hex(out, pk->bytes + (x->pkt - pk->base), len, brief ? 32 : SHOW_BYTES);
 		}
 		fputc('\n', out);
 	}
+	if (brief)
+		goto path;
 	ctx = find_region(x, INTERP_MEM_CTX);
 	if (ctx) {
 		bool any = false;
@@ -224,6 +227,7 @@ static void text_cex(const struct object *o, const struct check_result *r,
 	for (i = 0; i < x->nreads; i++)
 		fprintf(out, "    kernel memory at %#" PRIx64 " (%u bytes) reads %#" PRIx64 "\n",
 			x->reads[i].addr, x->reads[i].size, x->reads[i].value);
+path:
 	text_path(o, rr, out);
 	if (rr->outcome == REPLAY_EXITED)
 		fprintf(out, "    %s\n", rr->msg);
@@ -251,7 +255,8 @@ static void text_one(const struct loaded *l, const struct check_result *r, bool 
 		fputc('\n', out);
 		if (r->witness)
 			text_cex(l->o, r, r->witness, &r->wreplay,
-				 "an input that runs the worst case (replayed)", out);
+				 "an input that runs the worst case (replayed; --format=json has all of it)",
+				 out);
 		break;
 	case CHECK_UNKNOWN:
 		fprintf(out, "%s:%u:%u: warning: invariant %s unknown: %s\n", c->file, c->pos.line,
