@@ -17,7 +17,9 @@
  * Loads and stores use the array of their pointer's region. A load through
  * a number (a kernel object behind a BTF pointer, a kptr) gives a fresh
  * value per load; its address is assumed to be a kernel address or NULL
- * plus a small offset, which keeps it apart from every modelled region.
+ * plus a small offset, which keeps it apart from every modelled region
+ * (the verifier allows such loads only through kernel pointers). A spec's
+ * read through a number is a fresh value with no such assumption.
  * Stores through a number, and any access through a pointer whose region
  * differs by path, are not modelled: the program's verdicts become
  * unknown (e->unsupported).
@@ -378,6 +380,11 @@ Z3_ast mem_encode_load(struct enc *en, const struct ssa_insn *v)
 	if (r == RG_SCALAR || r == RG_NULL) {
 		/* kernel memory: a fresh value per load */
 		val = fresh(s, "kmem", Z3_mk_bv_sort(s->ctx, v->size * 8u));
+		if (v->mon) {
+			/* a spec's read through a number (a user address, say):
+			 * any value, and no assumption on the address */
+			return widen(s, val, v->size * 8u, v->sx);
+		}
 		smt_assume(s, Z(s, Z3_mk_or(s->ctx, 2, (Z3_ast[]){
 			ule(s, k(s, 64, KERNEL_LO), addr),
 			Z(s, Z3_mk_bvult(s->ctx, addr, k(s, 64, NULL_HI))) })));

@@ -95,6 +95,7 @@ struct ssa_insn {
 	uint8_t op;         /* ALU/UNARY: enum isa_op; ATOMIC: enum isa_atomic */
 	uint8_t size;       /* bytes */
 	bool is64, sx, fetch;
+	bool mon;                 /* LOAD emitted by the instrumentation (a spec's read) */
 	uint16_t tframe, tslot;   /* SLOTLOAD / SLOTSTORE: the stack accessed */
 	int64_t imm;
 	struct insn_ref ref;      /* ADDR, CALL (kfunc/helper) */

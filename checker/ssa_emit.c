@@ -67,7 +67,12 @@ uint32_t ssa_emit_select(struct ssa_lift *l, uint32_t c, uint32_t t, uint32_t f)
 
 uint32_t ssa_emit_load(struct ssa_lift *l, uint32_t p, unsigned size)
 {
-	return lift_load_value(L(l), p, 0, size, false);
+	uint32_t v = lift_load_value(L(l), p, 0, size, false);
+	struct ssa_insn *in = lift_value(L(l), v);
+
+	if (in->kind == SSA_LOAD)
+		in->mon = true;
+	return v;
 }
 
 uint32_t ssa_emit_global_addr(struct ssa_lift *l, int ds, uint32_t off)
