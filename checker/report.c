@@ -243,7 +243,6 @@ static void text_one(const struct loaded *l, const struct check_result *r, bool 
 	const struct obj_line *ln;
 	const struct mon_assert *as;
 	char pb[4096];
-	unsigned i;
 
 	switch (r->verdict) {
 	case CHECK_HOLDS:
@@ -282,9 +281,23 @@ static void text_one(const struct loaded *l, const struct check_result *r, bool 
 			 "counterexample (replayed in the interpreter: it fails the same assert)", out);
 		break;
 	}
-	if (!quiet)
-		for (i = 0; i < r->nnotes; i++)
-			fprintf(out, "  note: %s\n", r->notes[i]);
+}
+
+/* The notes of all checks, each once (they repeat per check). */
+static void text_notes(const struct mon_set *s, const struct check_result *r, FILE *out)
+{
+	unsigned i, j, k, m;
+
+	for (i = 0; i < s->n; i++)
+		for (j = 0; j < r[i].nnotes; j++) {
+			bool seen = false;
+
+			for (k = 0; k <= i && !seen; k++)
+				for (m = 0; m < (k == i ? j : r[k].nnotes) && !seen; m++)
+					seen = !strcmp(r[k].notes[m], r[i].notes[j]);
+			if (!seen)
+				fprintf(out, "note: %s\n", r[i].notes[j]);
+		}
 }
 
 /* ---- JSON ---------------------------------------------------------------- */
@@ -460,6 +473,8 @@ void report_write(const struct loaded *l, const struct mon_set *s,
 	}
 	for (i = 0; i < s->n; i++)
 		text_one(l, &r[i], quiet, out);
+	if (!quiet)
+		text_notes(s, r, out);
 	if (!quiet)
 		fprintf(out, "%u check%s: %u hold, %u violated, %u unknown%s\n", s->n,
 			s->n == 1 ? "" : "s", n[CHECK_HOLDS], n[CHECK_VIOLATED], n[CHECK_UNKNOWN],
