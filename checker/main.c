@@ -4,6 +4,7 @@
  * 2 usage, input or internal error.
  */
 #include "checker.h"
+#include "instrument.h"
 #include "pipeline.h"
 
 #include <bpf/libbpf.h>
@@ -26,13 +27,15 @@ static void usage(FILE *out)
 {
 	fputs("usage: bpf-invcheck [options] OBJECT SPEC\n"
 	      "       bpf-invcheck --dump=STAGE [options] OBJECT\n"
+	      "       bpf-invcheck --dump=ssa [options] OBJECT SPEC\n"
 	      "\n"
 	      "Prove the invariants of SPEC for every program of the BPF ELF OBJECT.\n"
 	      "\n"
 	      "options:\n"
 	      "  --dump=STAGE      print a stage's view and stop: object (programs, maps,\n"
 	      "                    globals, kfuncs, struct_ops roles), insns (disassembly\n"
-	      "                    with source lines), cfg (Graphviz DOT), ssa (the lifted IR)\n"
+	      "                    with source lines), cfg (Graphviz DOT), ssa (the lifted IR;\n"
+	      "                    with a SPEC: each check's instrumented IR)\n"
 	      "  --program=NAME    only programs whose function name matches NAME (a glob)\n"
 	      "  --loop-bound=N    unroll each loop at most N times (default 64); a loop\n"
 	      "                    that needs more makes the verdict unknown\n"
@@ -191,8 +194,44 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		return usage_error("too many arguments");
 	if (c->dump < 0 && !c->spec)
 		return usage_error("missing SPEC (or --dump=STAGE to print a stage)");
-	if (c->dump >= 0 && c->spec)
-		return usage_error("--dump takes only an OBJECT, not a SPEC");
+	if (c->dump >= 0 && c->spec && c->dump != DUMP_SSA)
+		return usage_error("--dump takes only an OBJECT, not a SPEC (except --dump=ssa: the instrumented IR)");
+	return 0;
+}
+
+/* --dump=ssa OBJECT SPEC: each check's instrumented SSA (the monitor as
+ * ghost state and assume/assert nodes). */
+static int dump_instrumented(struct cli *c, struct loaded *l, const int *progs, int nprogs,
+			     struct arena *a, struct diag *d)
+{
+	struct resolve_opts ro = { .pack_dirs = c->pack_dirs, .progs = progs, .nprogs = nprogs };
+	struct mon_set *set;
+	struct ssa_prog *p;
+	const char *bad;
+	unsigned i;
+
+	c->pack_dirs[c->npack_dirs++] = INVCHECK_PACK_DIR;
+	ro.npack_dirs = c->npack_dirs;
+	if (spec_resolve_file(c->spec, l->o, &ro, a, d, &set))
+		return -1;
+	for (i = 0; i < set->n; i++) {
+		const struct mon_check *mc = &set->checks[i];
+		unsigned k;
+
+		if (instrument_lift(l, mc, &c->ssa, a, d, &p))
+			return -1;
+		printf("; check %s: assert sites", mc->name);
+		for (k = 0; k < mc->nasserts; k++)
+			printf(" %u = %s:%u:%u", k, mc->asserts[k].file, mc->asserts[k].pos.line,
+			       mc->asserts[k].pos.col);
+		putchar('\n');
+		bad = ssa_verify(p);
+		if (bad) {
+			fprintf(stderr, "bpf-invcheck: internal error: %s: ssa_verify: %s\n", mc->name, bad);
+			return 2;
+		}
+		ssa_print(p, stdout);
+	}
 	return 0;
 }
 
@@ -258,6 +297,8 @@ int main(int argc, char **argv)
 	if (c.program && n == 0) {
 		diag_fail(&d, c.object, "no program matches '%s'", c.program);
 		err = -1;
+	} else if (c.dump >= 0 && c.spec) {
+		err = dump_instrumented(&c, &l, c.program ? progs : NULL, n, a, &d);
 	} else if (c.dump >= 0) {
 		err = dump_programs(&l, (enum dump_stage)c.dump, progs, n, &c.ssa, a, &d, stdout);
 	} else {

@@ -40,7 +40,7 @@ expect 2 "$ex/xdp_fw.bpf.o: error: no program matches 'nope'" --dump=ssa --progr
 expect 2 "bpf-invcheck: error: unknown --dump stage 'bogus' (expected object, insns, cfg or ssa)" --dump=bogus "$ex/xdp_fw.bpf.o"
 expect 2 "bpf-invcheck: error: missing OBJECT; try 'bpf-invcheck --help'"
 expect 2 "bpf-invcheck: error: missing SPEC (or --dump=STAGE to print a stage); try 'bpf-invcheck --help'" "$ex/xdp_fw.bpf.o"
-expect 2 "bpf-invcheck: error: --dump takes only an OBJECT, not a SPEC; try 'bpf-invcheck --help'" --dump=ssa a b
+expect 2 "bpf-invcheck: error: --dump takes only an OBJECT, not a SPEC (except --dump=ssa: the instrumented IR); try 'bpf-invcheck --help'" --dump=insns a b
 expect 2 "bpf-invcheck: error: too many arguments; try 'bpf-invcheck --help'" a b c
 expect 2 "bpf-invcheck: error: unknown option '--frob' or missing value; try 'bpf-invcheck --help'" --frob x
 expect 2 "bpf-invcheck: error: --loop-bound needs a number from 1 to 1048576, not '0'" --loop-bound=0 --dump=ssa x
