@@ -162,6 +162,13 @@ int spec_resolve(const struct spec *s, const struct object *o,
 		 const struct resolve_opts *opts, struct arena *a,
 		 struct diag *d, struct mon_set **out);
 
+/* The spec's operators on 64-bit values, the one definition that constant
+ * folding (spec_expr.c) and the concrete monitor (monitor_eval.c) use:
+ * x / 0 = 0, x % 0 = x, INT64_MIN / -1 = INT64_MIN, shifts masked to 0..63,
+ * comparisons, / % >> signed when SIGN, booleans 0/1. */
+uint64_t mon_binop_eval(enum spec_binop op, bool sign, uint64_t x, uint64_t y);
+bool mon_less(bool sign, uint64_t x, uint64_t y);
+
 /* Does call instruction (helper id HELPER >= 0, or kfunc index KFUNC >= 0)
  * match C? */
 bool mon_calls_match(const struct mon_calls *c, int helper, int kfunc);

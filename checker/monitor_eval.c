@@ -69,66 +69,6 @@ static uint64_t store_var(const struct mon_var *var, uint64_t v)
 
 /* ---- expressions ------------------------------------------------------ */
 
-static uint64_t sdiv(int64_t a, int64_t b)
-{
-	if (b == 0)
-		return 0;
-	if (b == -1)
-		return -(uint64_t)a;   /* INT64_MIN / -1 wraps */
-	return (uint64_t)(a / b);
-}
-
-static uint64_t smod(int64_t a, int64_t b)
-{
-	if (b == 0)
-		return (uint64_t)a;
-	if (b == -1)
-		return 0;
-	return (uint64_t)(a % b);
-}
-
-/* Shifts as BPF's 64-bit ALU (the instrumentation emits LSH / RSH / ARSH):
- * the amount is masked to 0..63. */
-static uint64_t shr(uint64_t a, uint64_t b, bool sign)
-{
-	if (!sign)
-		return a >> (b & 63);
-	return (uint64_t)((int64_t)a >> (b & 63));
-}
-
-static bool less(uint64_t a, uint64_t b, bool sign)
-{
-	return sign ? (int64_t)a < (int64_t)b : a < b;
-}
-
-static uint64_t binary(enum spec_binop op, bool sign, uint64_t a, uint64_t b)
-{
-	switch (op) {
-	case SPEC_BIN_MUL: return a * b;
-	case SPEC_BIN_DIV:
-		return sign ? sdiv((int64_t)a, (int64_t)b) : b ? a / b : 0;
-	case SPEC_BIN_MOD:
-		return sign ? smod((int64_t)a, (int64_t)b) : b ? a % b : a;
-	case SPEC_BIN_ADD: return a + b;
-	case SPEC_BIN_SUB: return a - b;
-	case SPEC_BIN_SHL: return a << (b & 63);
-	case SPEC_BIN_SHR: return shr(a, b, sign);
-	case SPEC_BIN_LT: return less(a, b, sign);
-	case SPEC_BIN_LE: return !less(b, a, sign);
-	case SPEC_BIN_GT: return less(b, a, sign);
-	case SPEC_BIN_GE: return !less(a, b, sign);
-	case SPEC_BIN_EQ: return a == b;
-	case SPEC_BIN_NE: return a != b;
-	case SPEC_BIN_BAND: return a & b;
-	case SPEC_BIN_BXOR: return a ^ b;
-	case SPEC_BIN_BOR: return a | b;
-	case SPEC_BIN_LAND: return a && b;
-	case SPEC_BIN_LOR: return a || b;
-	case SPEC_BIN_IMPLIES: return !a || b;
-	}
-	return 0;
-}
-
 static uint64_t unary(enum spec_unop op, uint64_t a)
 {
 	switch (op) {
@@ -197,7 +137,7 @@ static uint64_t in_range(struct mon_eval *m, const struct mon_expr *e)
 	uint64_t v = mon_eval_expr(m, e->a[0]);
 	uint64_t lo = mon_eval_expr(m, e->a[1]), hi = mon_eval_expr(m, e->a[2]);
 
-	return !less(v, lo, e->sign) && !less(hi, v, e->sign);
+	return !mon_less(e->sign, v, lo) && !mon_less(e->sign, hi, v);
 }
 
 uint64_t mon_eval_expr(struct mon_eval *m, const struct mon_expr *e)
@@ -224,7 +164,7 @@ uint64_t mon_eval_expr(struct mon_eval *m, const struct mon_expr *e)
 	case MON_UNARY:
 		return unary((enum spec_unop)e->op, mon_eval_expr(m, e->a[0]));
 	case MON_BINARY:
-		return binary((enum spec_binop)e->op, e->sign,
+		return mon_binop_eval((enum spec_binop)e->op, e->sign,
 			      mon_eval_expr(m, e->a[0]),
 			      mon_eval_expr(m, e->a[1]));
 	case MON_COND:

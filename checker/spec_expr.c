@@ -220,7 +220,7 @@ static uint64_t cast_eval(enum spec_type t, uint64_t x)
 	return x;
 }
 
-static bool scmp_lt(bool sign, uint64_t x, uint64_t y)
+bool mon_less(bool sign, uint64_t x, uint64_t y)
 {
 	return sign ? (int64_t)x < (int64_t)y : x < y;
 }
@@ -237,7 +237,7 @@ static uint64_t div_eval(bool sign, bool mod, uint64_t x, uint64_t y)
 		   : (uint64_t)((int64_t)x / (int64_t)y);
 }
 
-static uint64_t binop_eval(enum spec_binop op, bool sign, uint64_t x, uint64_t y)
+uint64_t mon_binop_eval(enum spec_binop op, bool sign, uint64_t x, uint64_t y)
 {
 	switch (op) {
 	case SPEC_BIN_MUL: return x * y;
@@ -248,10 +248,10 @@ static uint64_t binop_eval(enum spec_binop op, bool sign, uint64_t x, uint64_t y
 	case SPEC_BIN_SHL: return x << (y & 63);
 	case SPEC_BIN_SHR:
 		return sign ? (uint64_t)((int64_t)x >> (y & 63)) : x >> (y & 63);
-	case SPEC_BIN_LT: return scmp_lt(sign, x, y);
-	case SPEC_BIN_LE: return !scmp_lt(sign, y, x);
-	case SPEC_BIN_GT: return scmp_lt(sign, y, x);
-	case SPEC_BIN_GE: return !scmp_lt(sign, x, y);
+	case SPEC_BIN_LT: return mon_less(sign, x, y);
+	case SPEC_BIN_LE: return !mon_less(sign, y, x);
+	case SPEC_BIN_GT: return mon_less(sign, y, x);
+	case SPEC_BIN_GE: return !mon_less(sign, x, y);
 	case SPEC_BIN_EQ: return x == y;
 	case SPEC_BIN_NE: return x != y;
 	case SPEC_BIN_BAND: return x & y;
@@ -302,7 +302,7 @@ static bool fold(const struct mon_expr *e, uint64_t *v)
 		*v = e->op == SPEC_UN_NEG ? -x[0] : e->op == SPEC_UN_LNOT ? !x[0] : ~x[0];
 		return true;
 	case MON_BINARY:
-		*v = binop_eval((enum spec_binop)e->op, e->sign, x[0], x[1]);
+		*v = mon_binop_eval((enum spec_binop)e->op, e->sign, x[0], x[1]);
 		return true;
 	case MON_COND:
 		*v = x[0] ? x[1] : x[2];
@@ -311,7 +311,7 @@ static bool fold(const struct mon_expr *e, uint64_t *v)
 		*v = cast_eval(e->type, x[0]);
 		return true;
 	case MON_IN_RANGE:
-		*v = !scmp_lt(e->sign, x[0], x[1]) && !scmp_lt(e->sign, x[2], x[0]);
+		*v = !mon_less(e->sign, x[0], x[1]) && !mon_less(e->sign, x[2], x[0]);
 		return true;
 	default:
 		return false;
@@ -692,7 +692,7 @@ static struct mon_expr *rinrange(struct resolver *r, const struct spec_expr *e)
 	m->a[2] = resolve_expr(r, e->cond.c);
 	m->sign = m->a[0]->sign || m->a[1]->sign || m->a[2]->sign;
 	m->is_bool = true;
-	if (fold(m->a[1], &lo) && fold(m->a[2], &hi) && scmp_lt(m->sign, hi, lo))
+	if (fold(m->a[1], &lo) && fold(m->a[2], &hi) && mon_less(m->sign, hi, lo))
 		fail(r, e->cond.b->pos, "empty range [%s, %s]: lo > hi",
 		     num_text(r, lo, m->sign), num_text(r, hi, m->sign));
 	return m;
