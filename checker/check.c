@@ -166,10 +166,10 @@ static void violated(const struct loaded *l, struct smt *s, const struct smt_pro
 }
 
 /* A counterexample with a short packet reads better: try packets of at
- * most 64, 128, ... bytes first (a few more queries; the first model
+ * most 64, 128, 256, 1514 bytes first (a few more queries; the first model
  * found is kept when none of these is possible or the solver gives up). */
-static void shorter_packet(struct smt *s, const struct smt_prog *e,
-			   const struct check_opts *o, struct smt_result *q)
+void check_shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast claim,
+			  unsigned timeout_ms, struct smt_result *q)
 {
 	static const uint64_t lens[] = { 64, 128, 256, 1514 };
 	Z3_context z = smt_ctx(s);
@@ -180,9 +180,9 @@ static void shorter_packet(struct smt *s, const struct smt_prog *e,
 		return;
 	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		Z3_ast len = Z3_mk_bvsub(z, e->mem_init.end, e->mem_init.data);
-		Z3_ast c = smt_and(s, e->violated, Z3_mk_bvule(z, len, smt_bv64(s, lens[i])));
+		Z3_ast c = smt_and(s, claim, Z3_mk_bvule(z, len, smt_bv64(s, lens[i])));
 
-		smt_prove(s, smt_not(s, c), o->timeout_ms, &t);
+		smt_prove(s, smt_not(s, c), timeout_ms, &t);
 		if (t.verdict == SMT_VIOLATED) {
 			smt_release(s, q);
 			*q = t;
@@ -202,7 +202,7 @@ static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *
 	smt_prove(s, smt_not(s, e->violated), o->timeout_ms, &q);
 	switch (q.verdict) {
 	case SMT_VIOLATED:
-		shorter_packet(s, e, o, &q);
+		check_shorter_packet(s, e, e->violated, o->timeout_ms, &q);
 		violated(l, s, e, q.model, o, r);
 		smt_release(s, &q);
 		break;

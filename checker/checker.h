@@ -24,6 +24,7 @@
 #include "monitor.h"
 #include "pipeline.h"
 #include "replay.h"
+#include "smt.h"
 
 struct check_opts {
 	unsigned loop_bound;      /* 0: SSA_DEFAULT_LOOP_BOUND */
@@ -81,6 +82,15 @@ int kernel_replay(const struct loaded *l, const struct cex *x, uint64_t expect_r
 		  bool *reproduced, char *msg, size_t len);
 
 /* report.c: output. */
+/* check.c: replace the model in Q (SAT for CLAIM) by one with a packet of
+ * at most 64, 128, 256 or 1514 bytes where there is one (the diff uses it). */
+void check_shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast claim,
+			  unsigned timeout_ms, struct smt_result *q);
+
+/* report.c: a cex's inputs, calls and replayed path, as the text report
+ * prints them under HEADER (the diff uses it). */
+void report_inputs_text(const struct object *o, const struct cex *x,
+			const struct replay_result *rr, const char *header, FILE *out);
 enum report_format { REPORT_TEXT, REPORT_JSON };
 void report_write(const struct loaded *l, const struct mon_set *s,
 		  const struct check_result *r, enum report_format f, bool quiet,

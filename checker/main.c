@@ -4,6 +4,7 @@
  * 2 usage, input or internal error.
  */
 #include "checker.h"
+#include "diff.h"
 #include "instrument.h"
 #include "pipeline.h"
 
@@ -26,6 +27,7 @@ static void print_diag(void *arg, const struct diag_msg *m)
 static void usage(FILE *out)
 {
 	fputs("usage: bpf-invcheck [options] OBJECT SPEC\n"
+	      "       bpf-invcheck diff [options] OLD NEW   (see bpf-invcheck diff --help)\n"
 	      "       bpf-invcheck --dump=STAGE [options] OBJECT\n"
 	      "       bpf-invcheck --dump=ssa [options] OBJECT SPEC\n"
 	      "\n"
@@ -284,6 +286,8 @@ int main(int argc, char **argv)
 	struct arena *a;
 	int *progs, n, err;
 
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
 	if (parse_args(argc, argv, &c))
 		return EXIT_USAGE;
 	a = arena_new();

@@ -480,3 +480,11 @@ void report_write(const struct loaded *l, const struct mon_set *s,
 			s->n == 1 ? "" : "s", n[CHECK_HOLDS], n[CHECK_VIOLATED], n[CHECK_UNKNOWN],
 			n[CHECK_ERROR] ? ", some internal errors" : "");
 }
+
+void report_inputs_text(const struct object *o, const struct cex *x,
+			const struct replay_result *rr, const char *header, FILE *out)
+{
+	struct check_result r = { .cex = (struct cex *)x };
+
+	text_cex(o, &r, x, rr, header, out);
+}

@@ -282,8 +282,14 @@ void mem_setup(struct enc *en)
 	e->region_name[MR_RINGBUF] = "ringbuf";
 	for (r = 0; r < p->o->nmaps; r++)
 		e->region_name[MR_MAP0 + r] = arena_printf(en->a, "map %s", p->o->maps[r].name);
-	for (r = 0; r < n; r++)
-		e->mem0r[r] = named_array(en, arena_printf(en->a, "mem_%s", e->region_name[r]));
+	/* named, so that two encodings in one context (the diff) share them;
+	 * global data by section: libbpf prefixes its map name with the object's */
+	for (r = 0; r < n; r++) {
+		const struct obj_map *m = r >= MR_MAP0 ? &p->o->maps[r - MR_MAP0] : NULL;
+
+		e->mem0r[r] = named_array(en, arena_printf(en->a, "mem_%s",
+			m && m->datasec >= 0 ? m->section : e->region_name[r]));
+	}
 	e->mem_init.r = e->mem0r;
 	en->prog_type = p->o->funcs[p->func].prog_type;
 	en->has_pkt = instrument_pkt_fields(en->prog_type, &en->off_data, &en->off_end,
