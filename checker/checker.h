@@ -81,9 +81,20 @@ int kernel_replay(const struct loaded *l, const struct cex *x, uint64_t expect_r
 		  bool *reproduced, char *msg, size_t len);
 
 /* report.c: output. */
-enum report_format { REPORT_TEXT, REPORT_JSON };
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_SARIF };
 void report_write(const struct loaded *l, const struct mon_set *s,
 		  const struct check_result *r, enum report_format f, bool quiet,
 		  FILE *out);
+/* Shared with the other writers: a source path as shown (cleaned, relative
+ * to the working directory below it), the line of an instruction, the line
+ * of a violation's failing event, a JSON string. */
+const char *report_path(const char *in, char *out, size_t size);
+const struct obj_line *report_line_at(const struct object *o, int sec, uint32_t slot);
+const struct obj_line *report_event_line(const struct object *o, const struct check_result *r);
+void report_json_str(FILE *out, const char *s);
+
+/* sarif.c: SARIF 2.1.0 (docs/sarif.md). */
+void report_sarif(const struct loaded *l, const struct mon_set *s,
+		  const struct check_result *r, FILE *out);
 
 #endif

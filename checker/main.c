@@ -43,7 +43,8 @@ static void usage(FILE *out)
 	      "                    no limit); a query that runs out of time makes the\n"
 	      "                    verdict unknown; 0: no solving at all (all unknown)\n"
 	      "  --jobs=N          check N invariants in parallel (one Z3 context each)\n"
-	      "  --format=F        text (default, compiler style) or json (docs/json-output.md)\n"
+	      "  --format=F        text (default, compiler style), json (docs/json-output.md)\n"
+	      "                    or sarif (SARIF 2.1.0, docs/sarif.md)\n"
 	      "  --quiet           print only violations, unknowns and errors\n"
 	      "  --replay-kernel   also run each counterexample in the kernel with\n"
 	      "                    BPF_PROG_TEST_RUN (xdp and tc programs, needs bpf():\n"
@@ -154,8 +155,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				c->format = REPORT_TEXT;
 			} else if (!strcmp(optarg, "json")) {
 				c->format = REPORT_JSON;
+			} else if (!strcmp(optarg, "sarif")) {
+				c->format = REPORT_SARIF;
 			} else {
-				fprintf(stderr, "bpf-invcheck: error: unknown --format '%s' (expected text or json)\n", optarg);
+				fprintf(stderr, "bpf-invcheck: error: unknown --format '%s' (expected text, json or sarif)\n", optarg);
 				return -1;
 			}
 			break;
