@@ -31,6 +31,10 @@ struct check_opts {
 	bool no_time;             /* --timeout=0: no query is run, verdicts unknown */
 	unsigned jobs;            /* parallel checks; 0/1: one at a time */
 	bool replay_kernel;       /* also run counterexamples with BPF_PROG_TEST_RUN */
+	/* called after each check of check_run_all (from its thread; DONE
+	 * counts the finished checks) */
+	void (*progress)(void *arg, unsigned done, unsigned total, const struct mon_check *c);
+	void *progress_arg;
 };
 
 enum check_verdict { CHECK_HOLDS, CHECK_VIOLATED, CHECK_UNKNOWN, CHECK_ERROR };

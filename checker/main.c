@@ -7,6 +7,7 @@
 #include "checker.h"
 #include "instrument.h"
 #include "pipeline.h"
+#include "progress.h"
 
 #include <bpf/libbpf.h>
 #include <getopt.h>
@@ -288,6 +289,7 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 {
 	struct resolve_opts ro = { .pack_dirs = c->pack_dirs, .progs = progs, .nprogs = nprogs };
 	struct check_result *r;
+	struct progress pg;
 	struct mon_set *set;
 	int code = 0;
 	unsigned i;
@@ -304,7 +306,9 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	r = calloc(set->n ? set->n : 1, sizeof(*r));
 	if (!r)
 		abort();
+	progress_start(&pg, set->n, l->o->path, &c->check);
 	check_run_all(l, set, &c->check, r);
+	progress_end(&pg);
 	report_write(l, set, r, c->format, c->quiet, stdout);
 	if (c->cex_dir && write_artifacts(c, l, set, r, a, d))
 		code = EXIT_USAGE;
