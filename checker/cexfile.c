@@ -16,6 +16,7 @@
 #define MAX_CALLS (1u << 20)
 #define MAX_WRITES 4096u
 #define MAX_PACK_DIRS 16u
+#define MAX_STEPS (1ull << 26)   /* a replay stays a matter of seconds */
 
 struct rf {
 	const char *file;
@@ -247,7 +248,7 @@ static void cex_of(struct rf *f, const struct json *v, struct cex *x)
 	u64_array(f, v, "cex", "args", x->args, 5);
 	x->pkt = u64(f, v, "cex", "pkt", UINT64_MAX);
 	x->pkt_end = u64(f, v, "cex", "pkt_end", UINT64_MAX);
-	x->max_steps = u64(f, v, "cex", "max_steps", UINT64_MAX);
+	x->max_steps = u64(f, v, "cex", "max_steps", MAX_STEPS);
 	regs = list(f, v, "cex", "regions", MAX_REGIONS);
 	calls = list(f, v, "cex", "calls", MAX_CALLS);
 	reads = list(f, v, "cex", "reads", MAX_CALLS);

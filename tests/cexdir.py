@@ -190,6 +190,8 @@ def body(tmp):
         f"({EX}/xdp_fw_bug.bpf.o)")
     c = edit(lambda d: d["cex"]["calls"][0].update(ret=-2))
     bad(c, f"F:1:{at(c, '-2')}: error: cex.calls[0]: 'ret' must be from 0 to 18446744073709551615")
+    c = edit(lambda d: d["cex"].update(max_steps=1 << 40))
+    bad(c, f"F:1:{at(c, str(1 << 40))}: error: cex: 'max_steps' must be from 0 to 67108864")
     c = edit(lambda d: d["cex"].update(args=[1, 2]))
     bad(c, f"F:1:{at(c, '[1, 2]')}: error: cex: 'args' must have 5 numbers, not 2")
     c = edit(lambda d: d["cex"].update(pkt_end=d["cex"]["pkt"] - 1))

@@ -94,6 +94,10 @@ if [ "$mode" = hook ]; then
 fi
 
 # ---- pre-commit in a throwaway repository --------------------------------
+if ! command -v git >/dev/null 2>&1; then
+	echo "precommit: skipped: git is not installed"
+	exit 77
+fi
 if ! command -v pre-commit >/dev/null 2>&1; then
 	echo "precommit: skipped: pre-commit is not installed (Debian: apt-get install pre-commit)"
 	exit 77
