@@ -300,6 +300,7 @@ struct pool {
 	const struct check_opts *o;
 	struct check_result *r;
 	atomic_uint next;
+	atomic_uint done;
 };
 
 static void *worker(void *arg)
@@ -307,8 +308,12 @@ static void *worker(void *arg)
 	struct pool *pl = arg;
 	unsigned i;
 
-	while ((i = atomic_fetch_add(&pl->next, 1)) < pl->s->n)
+	while ((i = atomic_fetch_add(&pl->next, 1)) < pl->s->n) {
 		check_run(pl->l, &pl->s->checks[i], pl->o, &pl->r[i]);
+		if (pl->o->progress)
+			pl->o->progress(pl->o->progress_arg, atomic_fetch_add(&pl->done, 1) + 1,
+					pl->s->n, &pl->s->checks[i]);
+	}
 	return NULL;
 }
 
@@ -320,6 +325,7 @@ void check_run_all(const struct loaded *l, const struct mon_set *s,
 	pthread_t *t;
 
 	atomic_init(&pl.next, 0);
+	atomic_init(&pl.done, 0);
 	if (n > s->n)
 		n = s->n;
 	if (n <= 1) {

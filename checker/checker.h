@@ -32,6 +32,10 @@ struct check_opts {
 	bool no_time;             /* --timeout=0: no query is run, verdicts unknown */
 	unsigned jobs;            /* parallel checks; 0/1: one at a time */
 	bool replay_kernel;       /* also run counterexamples with BPF_PROG_TEST_RUN */
+	/* called after each check of check_run_all (from its thread; DONE
+	 * counts the finished checks) */
+	void (*progress)(void *arg, unsigned done, unsigned total, const struct mon_check *c);
+	void *progress_arg;
 };
 
 enum check_verdict { CHECK_HOLDS, CHECK_VIOLATED, CHECK_UNKNOWN, CHECK_ERROR };
@@ -91,9 +95,20 @@ void check_shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast claim,
  * prints them under HEADER (the diff uses it). */
 void report_inputs_text(const struct object *o, const struct cex *x,
 			const struct replay_result *rr, const char *header, FILE *out);
-enum report_format { REPORT_TEXT, REPORT_JSON };
+enum report_format { REPORT_TEXT, REPORT_JSON, REPORT_SARIF };
 void report_write(const struct loaded *l, const struct mon_set *s,
 		  const struct check_result *r, enum report_format f, bool quiet,
 		  FILE *out);
+/* Shared with the other writers: a source path as shown (cleaned, relative
+ * to the working directory below it), the line of an instruction, the line
+ * of a violation's failing event, a JSON string. */
+const char *report_path(const char *in, char *out, size_t size);
+const struct obj_line *report_line_at(const struct object *o, int sec, uint32_t slot);
+const struct obj_line *report_event_line(const struct object *o, const struct check_result *r);
+void report_json_str(FILE *out, const char *s);
+
+/* sarif.c: SARIF 2.1.0 (docs/sarif.md). */
+void report_sarif(const struct loaded *l, const struct mon_set *s,
+		  const struct check_result *r, FILE *out);
 
 #endif

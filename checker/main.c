@@ -3,10 +3,12 @@
  * Exit codes: 0 success (every invariant holds), 1 a violation, 3 unknown,
  * 2 usage, input or internal error.
  */
+#include "artifacts.h"
 #include "checker.h"
 #include "diff.h"
 #include "instrument.h"
 #include "pipeline.h"
+#include "progress.h"
 
 #include <bpf/libbpf.h>
 #include <getopt.h>
@@ -30,6 +32,7 @@ static void usage(FILE *out)
 	      "       bpf-invcheck diff [options] OLD NEW   (see bpf-invcheck diff --help)\n"
 	      "       bpf-invcheck --dump=STAGE [options] OBJECT\n"
 	      "       bpf-invcheck --dump=ssa [options] OBJECT SPEC\n"
+	      "       bpf-invcheck --replay=FILE [options] OBJECT [SPEC]\n"
 	      "\n"
 	      "Prove the invariants of SPEC for every program of the BPF ELF OBJECT.\n"
 	      "\n"
@@ -45,11 +48,20 @@ static void usage(FILE *out)
 	      "                    no limit); a query that runs out of time makes the\n"
 	      "                    verdict unknown; 0: no solving at all (all unknown)\n"
 	      "  --jobs=N          check N invariants in parallel (one Z3 context each)\n"
-	      "  --format=F        text (default, compiler style) or json (docs/json-output.md)\n"
+	      "  --format=F        text (default, compiler style), json (docs/json-output.md)\n"
+	      "                    or sarif (SARIF 2.1.0, docs/sarif.md)\n"
 	      "  --quiet           print only violations, unknowns and errors\n"
 	      "  --replay-kernel   also run each counterexample in the kernel with\n"
 	      "                    BPF_PROG_TEST_RUN (xdp and tc programs, needs bpf():\n"
 	      "                    root or CAP_BPF) and say whether it reproduces\n"
+	      "  --cex-dir=DIR     write each counterexample to DIR: CHECK.replay.json (for\n"
+	      "                    --replay) and, for packet programs, CHECK.pcap\n"
+	      "  --cex-dot         with --cex-dir: also CHECK.dot, the CFG with the failing\n"
+	      "                    path highlighted (and CHECK.svg when Graphviz is installed)\n"
+	      "  --replay=FILE     replay a CHECK.replay.json of --cex-dir on OBJECT (SPEC:\n"
+	      "                    instead of the recorded one); exit 1 when it fails the\n"
+	      "                    recorded assert, 0 when it runs through, 3 when it does\n"
+	      "                    not apply\n"
 	      "  -I DIR, --pack-dir=DIR\n"
 	      "                    search DIR for `import \"NAME\"` before the built-in packs\n"
 	      "  --help            this text\n"
@@ -76,6 +88,8 @@ struct cli {
 	bool timeout_set;
 	enum report_format format;
 	bool quiet;
+	const char *cex_dir, *replay;
+	bool cex_dot;
 	const char *pack_dirs[MAX_PACK_DIRS + 2];
 	unsigned npack_dirs;
 };
@@ -106,6 +120,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "replay-kernel", no_argument, NULL, 'k' },
 		{ "pack-dir", required_argument, NULL, 'I' },
+		{ "cex-dir", required_argument, NULL, 'C' },
+		{ "cex-dot", no_argument, NULL, 'G' },
+		{ "replay", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -156,8 +173,10 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				c->format = REPORT_TEXT;
 			} else if (!strcmp(optarg, "json")) {
 				c->format = REPORT_JSON;
+			} else if (!strcmp(optarg, "sarif")) {
+				c->format = REPORT_SARIF;
 			} else {
-				fprintf(stderr, "bpf-invcheck: error: unknown --format '%s' (expected text or json)\n", optarg);
+				fprintf(stderr, "bpf-invcheck: error: unknown --format '%s' (expected text, json or sarif)\n", optarg);
 				return -1;
 			}
 			break;
@@ -173,6 +192,15 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				return -1;
 			}
 			c->pack_dirs[c->npack_dirs++] = optarg;
+			break;
+		case 'C':
+			c->cex_dir = optarg;
+			break;
+		case 'G':
+			c->cex_dot = true;
+			break;
+		case 'R':
+			c->replay = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -194,7 +222,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		return usage_error("missing OBJECT");
 	if (optind < argc)
 		return usage_error("too many arguments");
-	if (c->dump < 0 && !c->spec)
+	if (c->cex_dot && !c->cex_dir)
+		return usage_error("--cex-dot needs --cex-dir=DIR");
+	if (c->replay && (c->dump >= 0 || c->cex_dir))
+		return usage_error("--replay runs a counterexample: not with --dump or --cex-dir");
+	if (c->dump < 0 && !c->spec && !c->replay)
 		return usage_error("missing SPEC (or --dump=STAGE to print a stage)");
 	if (c->dump >= 0 && c->spec && c->dump != DUMP_SSA)
 		return usage_error("--dump takes only an OBJECT, not a SPEC (except --dump=ssa: the instrumented IR)");
@@ -237,6 +269,21 @@ static int dump_instrumented(struct cli *c, struct loaded *l, const int *progs, 
 	return 0;
 }
 
+/* --cex-dir: the counterexamples as files (artifacts.c). */
+static int write_artifacts(const struct cli *c, const struct loaded *l, const struct mon_set *set,
+			   const struct check_result *r, struct arena *a, struct diag *d)
+{
+	struct artifact_opts ao = { .dir = c->cex_dir, .dot = c->cex_dot, .spec = c->spec,
+				    .pack_dirs = c->pack_dirs, .npack_dirs = c->npack_dirs - 1 };
+	bool dot_missing;
+
+	if (artifacts_write(l, set, r, &ao, a, d, &dot_missing))
+		return -1;
+	if (dot_missing)
+		fprintf(stderr, "bpf-invcheck: note: dot (Graphviz) is not installed: wrote the .dot files only\n");
+	return 0;
+}
+
 /* Resolve the spec, run every check, report. Returns the exit code (0, 1,
  * 3, or 2 for an internal error) or -1 after a diagnostic. */
 static int run_checks(struct cli *c, struct loaded *l, const int *progs, int nprogs,
@@ -244,6 +291,7 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 {
 	struct resolve_opts ro = { .pack_dirs = c->pack_dirs, .progs = progs, .nprogs = nprogs };
 	struct check_result *r;
+	struct progress pg;
 	struct mon_set *set;
 	int code = 0;
 	unsigned i;
@@ -260,8 +308,12 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	r = calloc(set->n ? set->n : 1, sizeof(*r));
 	if (!r)
 		abort();
+	progress_start(&pg, set->n, l->o->path, &c->check);
 	check_run_all(l, set, &c->check, r);
+	progress_end(&pg);
 	report_write(l, set, r, c->format, c->quiet, stdout);
+	if (c->cex_dir && write_artifacts(c, l, set, r, a, d))
+		code = EXIT_USAGE;
 	for (i = 0; i < set->n; i++) {
 		if (r[i].verdict == CHECK_ERROR) {
 			fprintf(stderr, "bpf-invcheck: internal error in %s: %s\n", set->checks[i].name,
@@ -301,6 +353,9 @@ int main(int argc, char **argv)
 	if (c.program && n == 0) {
 		diag_fail(&d, c.object, "no program matches '%s'", c.program);
 		err = -1;
+	} else if (c.replay) {
+		err = cexfile_replay(c.replay, &l, c.spec, c.pack_dirs, c.npack_dirs, c.format, a, &d,
+				     stdout);
 	} else if (c.dump >= 0 && c.spec) {
 		err = dump_instrumented(&c, &l, c.program ? progs : NULL, n, a, &d);
 	} else if (c.dump >= 0) {

@@ -456,6 +456,10 @@ void report_write(const struct loaded *l, const struct mon_set *s,
 {
 	unsigned n[4] = {0}, i;
 
+	if (f == REPORT_SARIF) {
+		report_sarif(l, s, r, out);
+		return;
+	}
 	for (i = 0; i < s->n; i++)
 		n[r[i].verdict]++;
 	if (f == REPORT_JSON) {
@@ -487,4 +491,26 @@ void report_inputs_text(const struct object *o, const struct cex *x,
 	struct check_result r = { .cex = (struct cex *)x };
 
 	text_cex(o, &r, x, rr, header, out);
+}
+
+/* For the other writers (sarif.c, artifacts.c): the same paths, lines and
+ * strings as here. */
+const char *report_path(const char *in, char *out, size_t size)
+{
+	return show_path(in, out, size);
+}
+
+const struct obj_line *report_line_at(const struct object *o, int sec, uint32_t slot)
+{
+	return line_of(o, sec, slot);
+}
+
+const struct obj_line *report_event_line(const struct object *o, const struct check_result *r)
+{
+	return event_line(o, r);
+}
+
+void report_json_str(FILE *out, const char *s)
+{
+	jstr(out, s);
 }

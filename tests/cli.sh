@@ -48,7 +48,11 @@ expect 2 "bpf-invcheck: error: --loop-bound needs a number from 1 to 1048576, no
 expect 2 "spec.inv: error: cannot read: No such file or directory" "$ex/xdp_fw.bpf.o" spec.inv
 expect 2 "bpf-invcheck: error: --timeout needs a number of seconds from 0 to 86400, not 'x'" --timeout=x a b
 expect 2 "bpf-invcheck: error: --jobs needs a number from 1 to 256, not '0'" --jobs=0 a b
-expect 2 "bpf-invcheck: error: unknown --format 'xml' (expected text or json)" --format=xml a b
+expect 2 "bpf-invcheck: error: unknown --format 'xml' (expected text, json or sarif)" --format=xml a b
+expect 2 "bpf-invcheck: error: --replay runs a counterexample: not with --dump or --cex-dir; try 'bpf-invcheck --help'" --replay=f --cex-dir=d a
+expect 2 "bpf-invcheck: error: --cex-dot needs --cex-dir=DIR; try 'bpf-invcheck --help'" --cex-dot a b
+expect 2 "bpf-invcheck: error: missing OBJECT; try 'bpf-invcheck --help'" --replay=f
+expect 2 "$tmp/none.json: error: cannot read: No such file or directory" --replay="$tmp/none.json" "$ex/xdp_fw.bpf.o"
 printf 'program "xdp_fw" {\n  invariant x { on exit { assert ret == nope; } }\n}\n' >"$tmp/bad.inv"
 expect 2 "$tmp/bad.inv:2:41: error: unknown name 'nope'" "$ex/xdp_fw.bpf.o" "$tmp/bad.inv"
 printf 'program "nothing_*" { }\n' >"$tmp/nomatch.inv"
