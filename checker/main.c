@@ -6,6 +6,7 @@
 #include "checker.h"
 #include "instrument.h"
 #include "pipeline.h"
+#include "xprog.h"
 
 #include <bpf/libbpf.h>
 #include <getopt.h>
@@ -214,6 +215,9 @@ static int dump_instrumented(struct cli *c, struct loaded *l, const int *progs, 
 	ro.npack_dirs = c->npack_dirs;
 	if (spec_resolve_file(c->spec, l->o, &ro, a, d, &set))
 		return -1;
+	c->check.loop_bound = c->ssa.loop_bound;
+	if (xprog_expand(l, set, &c->check, a))
+		return -1;
 	for (i = 0; i < set->n; i++) {
 		const struct mon_check *mc = &set->checks[i];
 		unsigned k;
@@ -251,6 +255,8 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	if (spec_resolve_file(c->spec, l->o, &ro, a, d, &set))
 		return -1;
 	c->check.loop_bound = c->ssa.loop_bound;
+	if (xprog_expand(l, set, &c->check, a))     /* extension: `relate` */
+		return -1;
 	/* kernel.c prints nothing: libbpf's messages (global) are silenced
 	 * once here, before any check (and thread) runs */
 	if (c->check.replay_kernel)
