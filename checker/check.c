@@ -264,6 +264,8 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 		goto out;
 	}
 	add_notes(r, p->notes, p->nnotes);
+	if (c->note)
+		add_notes(r, &c->note, 1);
 	if (c->unknown) {               /* xprog.h: a relation that cannot be checked */
 		set_reason(r, CHECK_UNKNOWN, "%s", c->unknown);
 		goto out;

@@ -146,6 +146,7 @@ struct mon_check {                  /* one invariant applied to one program */
 	const char *relation;
 	const char *unknown;        /* non-NULL: not checked, the verdict is
 	                             * unknown with this reason */
+	const char *note;           /* a note for the report (kprofile.h), or NULL */
 };
 
 struct mon_set {

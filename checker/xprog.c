@@ -14,6 +14,7 @@
  * placeholder's file and position for every statement.
  */
 #include "xprog.h"
+#include "instrument.h"
 #include "smt.h"
 #include "ssa.h"
 
@@ -143,8 +144,12 @@ static void enumerate(struct flow *f, struct smt *s, const struct smt_prog *e,
 
 /* The user DSQ ids program FUNC inserts into, added to F. */
 static void collect_prog(const struct loaded *l, struct flow *f, int func,
-			 const struct check_opts *o, struct arena *out)
+			 const struct check_opts *o, struct mon_expr *const *pins,
+			 unsigned npins, struct arena *out)
 {
+	struct mon_check none = { .func = func, .prog = l->o->funcs[func].name,
+				  .inv = "collect", .name = "collect",
+				  .assumes = (struct mon_expr **)pins, .nassumes = npins };
 	const struct object *ob = l->o;
 	const char *prog = ob->funcs[func].name;
 	struct ssa_opts so = { .loop_bound = o->loop_bound };
@@ -158,7 +163,7 @@ static void collect_prog(const struct loaded *l, struct flow *f, int func,
 
 	if (!a)
 		abort();
-	if (ssa_build(ob, func, l->insns, &so, a, &d, &p) || p->unsupported) {
+	if (instrument_lift(l, &none, &so, a, &d, &p) || p->unsupported) {
 		f->unknown = arena_printf(out, "program %s of the map: %s", prog,
 					  p && p->unsupported ? p->unsupported : "cannot be lifted");
 		goto done;
@@ -198,7 +203,7 @@ done:
 }
 
 static void collect(const struct loaded *l, struct flow *f, const struct check_opts *o,
-		    struct arena *a)
+		    struct mon_expr *const *pins, unsigned npins, struct arena *a)
 {
 	const struct object *ob = l->o;
 	uint32_t i;
@@ -214,7 +219,7 @@ static void collect(const struct loaded *l, struct flow *f, const struct check_o
 		if (fn->struct_ops_member && !strcmp(fn->struct_ops_member, "dispatch"))
 			f->dispatch = (int)i;
 		if (!f->unknown)
-			collect_prog(l, f, (int)i, o, a);
+			collect_prog(l, f, (int)i, o, pins, npins, a);
 	}
 	if (!f->unknown && f->n && (f->init < 0 || f->dispatch < 0))
 		f->unknown = arena_printf(a, "struct_ops map %s has no %s callback, but %s inserts into user DSQ %" PRIu64,
@@ -431,7 +436,7 @@ static void fill(struct mon_check *c, const struct object *o, const struct flow 
 }
 
 int xprog_expand(const struct loaded *l, struct mon_set *s, const struct check_opts *o,
-		 struct arena *a)
+		 struct mon_expr *const *pins, unsigned npins, struct arena *a)
 {
 	const struct object *ob = l->o;
 	struct flow *flows;
@@ -455,7 +460,7 @@ int xprog_expand(const struct loaded *l, struct mon_set *s, const struct check_o
 		f = &flows[fn->struct_ops];
 		if (f->map < 0) {
 			f->map = fn->struct_ops;
-			collect(l, f, o, a);
+			collect(l, f, o, pins, npins, a);
 		}
 		keep = c->func == f->init || c->func == f->dispatch ||
 		       (f->unknown && (f->init < 0 || f->dispatch < 0));

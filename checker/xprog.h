@@ -48,8 +48,10 @@ bool xprog_relation_applies(const char *name, const struct obj_func *fn);
 const char *xprog_relation_needs(const char *name);
 
 /* Fill in (or drop) the placeholders of S; the new monitors live in A.
- * Returns 0, or -ENOMEM. Solver trouble makes checks unknown, never fails. */
+ * PINS are entry assumptions that hold for every program of the object
+ * (kprofile.h: the __SCX_* values); they apply while collecting. Returns 0;
+ * solver trouble makes checks unknown, never fails. */
 int xprog_expand(const struct loaded *l, struct mon_set *s, const struct check_opts *o,
-		 struct arena *a);
+		 struct mon_expr *const *pins, unsigned npins, struct arena *a);
 
 #endif
