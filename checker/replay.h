@@ -123,6 +123,10 @@ struct cex {
 	unsigned ncalls;
 	struct cex_read *reads;
 	unsigned nreads;
+	uint64_t *ksyms;           /* by extern (o->externs): an LD imm64 of it
+	                            * gives this (kfuncs: 0 = absent); NULL:
+	                            * REPLAY_KSYM_ADDR for all */
+	unsigned nksyms;
 	unsigned site;             /* the assert expected to fail */
 	uint64_t max_steps;        /* 0: INTERP_DEFAULT_STEPS */
 };

@@ -48,6 +48,14 @@ void BPF_STRUCT_OPS(c_enqueue_compat_bug, struct task_struct *p, u64 enq_flags)
 	scx_bpf_dispatch___compat(p, SHARED_DSQ, SCX_SLICE_DFL, enq_flags);
 }
 
+/* BUG: nothing on kernels without the new kfunc (the counterexample has
+ * the weak ksym absent: 0) */
+void BPF_STRUCT_OPS(c_enqueue_compat_old_bug, struct task_struct *p, u64 enq_flags)
+{
+	if (ksym_exists(scx_bpf_dsq_insert___compat))
+		scx_bpf_dsq_insert___compat(p, SHARED_DSQ, SCX_SLICE_DFL, enq_flags);
+}
+
 /* 6.12 name (holds) */
 void BPF_STRUCT_OPS(c_enqueue_legacy, struct task_struct *p, u64 enq_flags)
 {
