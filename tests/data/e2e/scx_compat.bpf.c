@@ -80,6 +80,33 @@ s32 BPF_STRUCT_OPS(c_select_legacy_bug, struct task_struct *p, s32 prev_cpu, u64
 	return prev_cpu;
 }
 
+extern s32 scx_bpf_pick_idle_cpu(const struct cpumask *cpus_allowed, u64 flags) __ksym;
+
+/* claim through scx_bpf_pick_idle_cpu: the picked CPU's local DSQ, or the
+ * current one when none is idle (push holds; push_strict does not allow
+ * the second) - the cpumask is NULL: a fixture, never loaded */
+s32 BPF_STRUCT_OPS(c_select_pick, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	s32 cpu = scx_bpf_pick_idle_cpu(NULL, 0);
+
+	if (cpu >= 0) {
+		scx_bpf_dispatch(p, SCX_DSQ_LOCAL_ON | cpu, SCX_SLICE_DFL, 0);
+		return cpu;
+	}
+	scx_bpf_dispatch(p, SCX_DSQ_LOCAL, SCX_SLICE_DFL, 0);
+	return prev_cpu;
+}
+
+/* BUG: picks an idle CPU but puts the task on prev_cpu's local DSQ */
+s32 BPF_STRUCT_OPS(c_select_pick_bug, struct task_struct *p, s32 prev_cpu, u64 wake_flags)
+{
+	s32 cpu = scx_bpf_pick_idle_cpu(NULL, 0);
+
+	if (cpu >= 0)
+		scx_bpf_dispatch(p, SCX_DSQ_LOCAL_ON | prev_cpu, SCX_SLICE_DFL, 0);
+	return cpu;
+}
+
 /* legacy pull (holds) */
 void BPF_STRUCT_OPS(c_dispatch_legacy, s32 cpu, struct task_struct *prev)
 {
