@@ -91,6 +91,13 @@ void BPF_STRUCT_OPS(loop_dispatch, s32 cpu, struct task_struct *prev)
 		scx_bpf_dsq_move_to_local(2);
 }
 
+s32 BPF_STRUCT_OPS_SLEEPABLE(loop_init)
+{
+	s32 err = scx_bpf_create_dsq(0, -1);
+
+	return err ? err : scx_bpf_create_dsq(2, -1);
+}
+
 SEC(".struct_ops.link")
 struct sched_ext_ops hidden_ops = {
 	.enqueue	= (void *)hidden_enqueue,
@@ -102,6 +109,7 @@ SEC(".struct_ops.link")
 struct sched_ext_ops loop_ops = {
 	.enqueue	= (void *)loop_enqueue,
 	.dispatch	= (void *)loop_dispatch,
+	.init		= (void *)loop_init,
 	.name		= "loop",
 };
 
