@@ -209,6 +209,8 @@ static void collect(const struct loaded *l, struct flow *f, const struct check_o
 	uint32_t i;
 
 	f->init = f->dispatch = -1;
+	if (o->no_time)
+		f->unknown = "timeout: --timeout=0 leaves the solver no time";
 	for (i = 0; i < ob->nfuncs; i++) {
 		const struct obj_func *fn = &ob->funcs[i];
 

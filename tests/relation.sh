@@ -42,4 +42,16 @@ if ! cmp -s "$tmp/want" "$tmp/got" || [ "$rc" -ne 0 ]; then
 	cat "$tmp/out"
 	exit 1
 fi
+# --timeout=0: no query is run, not even to collect the ids
+"$bin" --timeout=0 --program='two_*' "$obj" "$spec" >"$tmp/out" 2>&1
+rc=$?
+r="relation sched_ext_dsqs: timeout: --timeout=0 leaves the solver no time"
+printf '%s\n' "$spec:7:47: warning: invariant two_dispatch.sched_ext_dsqs unknown: $r" \
+	"$spec:7:47: warning: invariant two_init.sched_ext_dsqs unknown: $r" \
+	"2 checks: 0 hold, 0 violated, 2 unknown" >"$tmp/want"
+if ! cmp -s "$tmp/want" "$tmp/out" || [ "$rc" -ne 3 ]; then
+	echo "FAIL: --timeout=0: exit $rc; output:"
+	cat "$tmp/out"
+	exit 1
+fi
 echo "relation: all passed"
