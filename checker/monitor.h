@@ -144,6 +144,8 @@ struct mon_check {                  /* one invariant applied to one program */
 	 * (xprog.h) fills it in from the other programs of its struct_ops map,
 	 * or sets `unknown`. */
 	const char *relation;
+	bool expanded;              /* xprog_expand() filled the placeholder in
+	                             * (check_run refuses one it did not) */
 	const char *unknown;        /* non-NULL: not checked, the verdict is
 	                             * unknown with this reason */
 	const char *note;           /* a note for the report (kprofile.h), or NULL */

@@ -421,6 +421,7 @@ static void fill(struct mon_check *c, const struct object *o, const struct flow 
 {
 	struct build bd = { .a = a, .o = o, .c = c };
 
+	c->expanded = true;
 	if (f->unknown) {
 		c->unknown = arena_printf(a, "relation %s: %s", c->relation, f->unknown);
 		return;
