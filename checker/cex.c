@@ -403,6 +403,8 @@ static void walk_path(struct cx *x)
 	}
 }
 
+_Static_assert(SMT_KSYM_ADDR(7) == REPLAY_KSYM_ADDR(7), "one address for a present ksym");
+
 int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 		const struct mon_check *c, int site, struct arena *a, struct cex **out,
 		char *why, size_t len)
@@ -457,6 +459,11 @@ int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 	cx->ncalls = (unsigned)x.calls.len;
 	cx->reads = x.reads.data;
 	cx->nreads = (unsigned)x.reads.len;
+	cx->nksyms = x.o->nexterns;
+	cx->ksyms = arena_alloc(a, (cx->nksyms + 1) * sizeof(*cx->ksyms));
+	for (i = 0; i < cx->nksyms; i++)
+		cx->ksyms[i] = x.o->externs[i].is_func ? val(&x, smt_ksym(s, i))
+						       : SMT_KSYM_ADDR(i);
 	*out = cx;
 	return 0;
 }

@@ -264,6 +264,17 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 		goto out;
 	}
 	add_notes(r, p->notes, p->nnotes);
+	if (c->note)
+		add_notes(r, &c->note, 1);
+	if (c->relation && !c->expanded) {     /* empty: it would "hold" */
+		set_reason(r, CHECK_ERROR, "internal error: relation %s was not expanded (xprog_expand)",
+			   c->relation);
+		goto out;
+	}
+	if (c->unknown) {               /* xprog.h: a relation that cannot be checked */
+		set_reason(r, CHECK_UNKNOWN, "%s", c->unknown);
+		goto out;
+	}
 	if (p->unsupported) {
 		set_reason(r, CHECK_UNKNOWN, "not modelled: %s", p->unsupported);
 		goto out;

@@ -9,6 +9,8 @@
 #include "instrument.h"
 #include "pipeline.h"
 #include "progress.h"
+#include "xprog.h"
+#include "kprofile.h"
 
 #include <bpf/libbpf.h>
 #include <getopt.h>
@@ -62,6 +64,9 @@ static void usage(FILE *out)
 	      "                    instead of the recorded one); exit 1 when it fails the\n"
 	      "                    recorded assert, 0 when it runs through, 3 when it does\n"
 	      "                    not apply\n"
+	      "  --kernel-btf=FILE the kernel BTF whose sched_ext enums fill the __SCX_*\n"
+	      "                    .rodata variables (default: /sys/kernel/btf/vmlinux\n"
+	      "                    when it has them, else a built-in 6.12-6.18 profile)\n"
 	      "  -I DIR, --pack-dir=DIR\n"
 	      "                    search DIR for `import \"NAME\"` before the built-in packs\n"
 	      "  --help            this text\n"
@@ -92,6 +97,8 @@ struct cli {
 	bool cex_dot;
 	const char *pack_dirs[MAX_PACK_DIRS + 2];
 	unsigned npack_dirs;
+	const char *kernel_btf;
+	struct kprofile kp;
 };
 
 static int parse_uint(const char *s, unsigned max, unsigned *out)
@@ -123,6 +130,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "cex-dir", required_argument, NULL, 'C' },
 		{ "cex-dot", no_argument, NULL, 'G' },
 		{ "replay", required_argument, NULL, 'R' },
+		{ "kernel-btf", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -202,6 +210,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'R':
 			c->replay = optarg;
 			break;
+		case 'b':
+			c->kernel_btf = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -233,6 +244,24 @@ static int parse_args(int argc, char **argv, struct cli *c)
 	return 0;
 }
 
+/* After resolution: the __SCX_* values (kprofile.h), then the `relate`
+ * placeholders (xprog.h). */
+static int post_resolve(struct cli *c, struct loaded *l, struct mon_set *set,
+			struct arena *a, struct diag *d)
+{
+	struct mon_expr **pins = NULL;
+	unsigned npins = 0;
+	int err;
+
+	c->check.loop_bound = c->ssa.loop_bound;
+	libbpf_set_print(NULL);         /* btf__parse of a bad file: our message only */
+	if (kprofile_open(c->kernel_btf, l->o, d, &c->kp))
+		return -1;
+	err = kprofile_apply(l->o, &c->kp, set, a, &pins, &npins);
+	kprofile_close(&c->kp);
+	return err ? err : xprog_expand(l, set, &c->check, pins, npins, a);
+}
+
 /* --dump=ssa OBJECT SPEC: each check's instrumented SSA (the monitor as
  * ghost state and assume/assert nodes). */
 static int dump_instrumented(struct cli *c, struct loaded *l, const int *progs, int nprogs,
@@ -247,6 +276,8 @@ static int dump_instrumented(struct cli *c, struct loaded *l, const int *progs, 
 	c->pack_dirs[c->npack_dirs++] = INVCHECK_PACK_DIR;
 	ro.npack_dirs = c->npack_dirs;
 	if (spec_resolve_file(c->spec, l->o, &ro, a, d, &set))
+		return -1;
+	if (post_resolve(c, l, set, a, d))
 		return -1;
 	for (i = 0; i < set->n; i++) {
 		const struct mon_check *mc = &set->checks[i];
@@ -300,7 +331,8 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	ro.npack_dirs = c->npack_dirs;
 	if (spec_resolve_file(c->spec, l->o, &ro, a, d, &set))
 		return -1;
-	c->check.loop_bound = c->ssa.loop_bound;
+	if (post_resolve(c, l, set, a, d))
+		return -1;
 	/* kernel.c prints nothing: libbpf's messages (global) are silenced
 	 * once here, before any check (and thread) runs */
 	if (c->check.replay_kernel)

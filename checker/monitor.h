@@ -139,6 +139,16 @@ struct mon_check {                  /* one invariant applied to one program */
 	uint64_t bound;
 	unsigned bound_site;
 	bool uses_insns;            /* insns or a bound appears */
+	/* extension (docs/spec-language.md, section 12): `relate NAME;` makes a
+	 * placeholder with relation = NAME and no handlers; xprog_expand()
+	 * (xprog.h) fills it in from the other programs of its struct_ops map,
+	 * or sets `unknown`. */
+	const char *relation;
+	bool expanded;              /* xprog_expand() filled the placeholder in
+	                             * (check_run refuses one it did not) */
+	const char *unknown;        /* non-NULL: not checked, the verdict is
+	                             * unknown with this reason */
+	const char *note;           /* a note for the report (kprofile.h), or NULL */
 };
 
 struct mon_set {

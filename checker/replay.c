@@ -339,7 +339,8 @@ static int on_lddw(void *arg, struct interp *ip, const struct insn *in,
 		*value = REPLAY_FUNC_ADDR(ref->sec, ref->target);
 		return 0;
 	case INSN_REF_KSYM:
-		*value = REPLAY_KSYM_ADDR(ref->index);
+		*value = rp->x->ksyms && (unsigned)ref->index < rp->x->nksyms ?
+			 rp->x->ksyms[ref->index] : REPLAY_KSYM_ADDR(ref->index);
 		return 0;
 	case INSN_REF_MAP_VALUE:
 	case INSN_REF_GLOBAL:

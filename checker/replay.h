@@ -44,7 +44,8 @@
  *   are applied; the `on return` handlers see the writes.
  * - LD imm64 values: a map is REPLAY_MAP_HANDLE(map index), a function
  *   (bpf_loop callback) REPLAY_FUNC_ADDR(sec, slot), an extern kernel
- *   symbol REPLAY_KSYM_ADDR(extern index); a map value / global is the base
+ *   symbol REPLAY_KSYM_ADDR(extern index) (cex.ksyms[index] when the cex
+ *   has it: 0 for a weak kfunc it found absent); a map value / global is the base
  *   of the cex region of that map (for a global: the region of kind
  *   INTERP_MEM_GLOBAL; for a map value: that one, else the MAP_VALUE region
  *   with the lowest base) plus the offset. A datasec with no region in the
@@ -123,6 +124,10 @@ struct cex {
 	unsigned ncalls;
 	struct cex_read *reads;
 	unsigned nreads;
+	uint64_t *ksyms;           /* by extern (o->externs): an LD imm64 of it
+	                            * gives this (kfuncs: 0 = absent); NULL:
+	                            * REPLAY_KSYM_ADDR for all */
+	unsigned nksyms;
 	unsigned site;             /* the assert expected to fail */
 	uint64_t max_steps;        /* 0: INTERP_DEFAULT_STEPS */
 };

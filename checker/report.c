@@ -140,6 +140,38 @@ static void text_path(const struct object *o, const struct replay_result *rr, FI
 	fputc('\n', out);
 }
 
+/* Weak kfuncs the run found absent (bpf_ksym_exists false): the LD imm64s of
+ * extern functions on the path whose address in the cex is 0. */
+static void text_ksyms(const struct object *o, const struct cex *x,
+		       const struct replay_result *rr, FILE *out)
+{
+	size_t k, m;
+	uint32_t j;
+
+	for (k = 0; x->ksyms && k < rr->npath; k++) {
+		const struct replay_step *st = &rr->path[k];
+		const struct obj_section *sec;
+
+		if (st->sec < 0 || (uint32_t)st->sec >= o->nsections)
+			continue;
+		sec = &o->sections[st->sec];
+		for (j = 0; j < sec->nrelocs; j++) {
+			const struct obj_reloc *rl = &sec->relocs[j];
+			bool seen = false;
+
+			if (rl->slot != st->slot || rl->kind != OBJ_RELO_KSYM || rl->target < 0 ||
+			    (unsigned)rl->target >= x->nksyms || x->ksyms[rl->target] ||
+			    !o->externs[rl->target].is_func)
+				continue;
+			for (m = 0; m < k && !seen; m++)
+				seen = rr->path[m].sec == st->sec && rr->path[m].slot == st->slot;
+			if (!seen)
+				fprintf(out, "    kfunc %s: absent (a weak kfunc the kernel lacks)\n",
+					o->externs[rl->target].name);
+		}
+	}
+}
+
 static void text_cex(const struct object *o, const struct check_result *r,
 		     const struct cex *x, const struct replay_result *rr, const char *header,
 		     FILE *out)
@@ -227,6 +259,7 @@ static void text_cex(const struct object *o, const struct check_result *r,
 	for (i = 0; i < x->nreads; i++)
 		fprintf(out, "    kernel memory at %#" PRIx64 " (%u bytes) reads %#" PRIx64 "\n",
 			x->reads[i].addr, x->reads[i].size, x->reads[i].value);
+	text_ksyms(o, x, rr, out);
 path:
 	text_path(o, rr, out);
 	if (rr->outcome == REPLAY_EXITED)

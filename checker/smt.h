@@ -118,6 +118,13 @@ struct smt_prog {
  * region D, INTERP_BASE(INTERP_MEM_STACK, D); r10 is 512 above */
 #define SMT_FRAME_BASE(d) (0x0000100000000000ull | (((uint64_t)(d) + 1) << 32))
 
+/* The address of extern kernel function EXT (o->externs, is_func) that an
+ * LD imm64 gives (bpf_ksym_exists): one variable per extern, 0 (a weak kfunc
+ * the kernel lacks) or SMT_KSYM_ADDR(EXT) (= REPLAY_KSYM_ADDR, replay.h);
+ * the counterexample records which (cex.ksyms). */
+#define SMT_KSYM_ADDR(ext) (0xfb00000000000000ull | ((uint64_t)(ext) << 32))
+Z3_ast smt_ksym(struct smt *s, unsigned ext);
+
 /* Encode P (not unsupported) in S; the tables live in arena A. Returns 0,
  * -EINVAL for an unsupported program, -EIO on a Z3 error (smt_error). */
 int smt_encode(struct smt *s, const struct ssa_prog *p, const struct smt_input *in,

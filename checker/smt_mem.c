@@ -427,6 +427,14 @@ Z3_ast mem_frame(struct enc *en, uint32_t f)
 	return en->e->frame[f];
 }
 
+Z3_ast smt_ksym(struct smt *s, unsigned ext)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "ksym_%u", ext);
+	return Z(s, Z3_mk_const(s->ctx, Z3_mk_string_symbol(s->ctx, name), s->bv64));
+}
+
 Z3_ast mem_addr(struct enc *en, const struct ssa_insn *v)
 {
 	struct smt *s = en->s;
@@ -437,8 +445,18 @@ Z3_ast mem_addr(struct enc *en, const struct ssa_insn *v)
 		return k(s, 64, SMT_MAP_BASE(v->ref.index) + (uint64_t)v->ref.off);
 	case INSN_REF_GLOBAL:
 		return k(s, 64, SMT_MAP_BASE(o->datasecs[v->ref.index].map) + (uint64_t)v->ref.off);
+	case INSN_REF_KSYM:
+		if ((uint32_t)v->ref.index < o->nexterns && o->externs[v->ref.index].is_func) {
+			Z3_ast a = smt_ksym(s, (unsigned)v->ref.index);
+
+			smt_assume(s, Z(s, Z3_mk_or(s->ctx, 2, (Z3_ast[]){
+				smt_eq(s, a, k(s, 64, 0)),
+				smt_eq(s, a, k(s, 64, SMT_KSYM_ADDR(v->ref.index))) })));
+			return a;
+		}
+		break;
 	case INSN_REF_NONE: case INSN_REF_HELPER: case INSN_REF_SUBPROG: case INSN_REF_KFUNC:
-	case INSN_REF_MAP: case INSN_REF_CALLBACK: case INSN_REF_KSYM:
+	case INSN_REF_MAP: case INSN_REF_CALLBACK:
 		break;
 	}
 	return fresh(s, "addr", s->bv64);

@@ -222,12 +222,13 @@ struct spec_qname {
 	const char *pack, *name;
 };
 
-enum spec_pitem_kind { SPEC_P_CHECK, SPEC_P_ASSUME, SPEC_P_INVARIANT, SPEC_P_BOUND };
+enum spec_pitem_kind { SPEC_P_CHECK, SPEC_P_ASSUME, SPEC_P_INVARIANT, SPEC_P_BOUND,
+		       SPEC_P_RELATE };   /* extension: `relate NAME;` (xprog.c) */
 
 struct spec_pitem {
 	enum spec_pitem_kind kind;
 	struct spec_pos pos;
-	struct spec_qname *checks;      /* CHECK */
+	struct spec_qname *checks;      /* CHECK; RELATE: the relation names */
 	size_t nchecks;
 	struct spec_expr *expr;         /* ASSUME */
 	struct spec_invariant inv;      /* INVARIANT */

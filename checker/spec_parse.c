@@ -648,7 +648,8 @@ static struct spec_qname qname(struct parser *p)
 }
 
 /* pitem -> 'check' qname (',' qname)* ';' | 'assume' expr ';'
- *        | invariant | bound */
+ *        | invariant | bound | 'relate' IDENT (',' IDENT)* ';'
+ * ('relate' is an extension and a contextual keyword: an IDENT here) */
 static void pitem(struct parser *p, struct spec_pitem *pi)
 {
 	struct vec v = {0};
@@ -679,6 +680,19 @@ static void pitem(struct parser *p, struct spec_pitem *pi)
 		pi->kind = SPEC_P_BOUND;
 		pi->bound = bound(p);
 		break;
+	case TK_IDENT:
+		if (!strcmp(p->t->text, "relate")) {
+			pi->kind = SPEC_P_RELATE;
+			next(p);
+			do
+				*PUSH(p, v, struct spec_qname) = qname(p);
+			while (testnext(p, TK_COMMA));
+			pi->checks = v.data;
+			pi->nchecks = v.len;
+			checknext(p, TK_SEMI);
+			break;
+		}
+		/* fall through */
 	default:
 		error(p, "'check', 'assume', 'invariant', 'bound' or '}' expected");
 	}

@@ -254,7 +254,8 @@ static void print_pitem(const struct spec_pitem *pi, FILE *out)
 {
 	switch (pi->kind) {
 	case SPEC_P_CHECK:
-		fputs("  check ", out);
+	case SPEC_P_RELATE:
+		fputs(pi->kind == SPEC_P_CHECK ? "  check " : "  relate ", out);
 		for (size_t i = 0; i < pi->nchecks; i++) {
 			const struct spec_qname *q = &pi->checks[i];
 

@@ -17,6 +17,7 @@
  * open across a call that can fail.
  */
 #include "resolve_priv.h"
+#include "xprog.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -294,6 +295,26 @@ static void make_check(struct resolver *r, int func, const struct spec_item *blk
 	end_check(r, &c);
 }
 
+/* extension: `relate NAME;` - a placeholder that xprog_expand() fills in */
+static void make_relation(struct resolver *r, int func, const struct spec_item *blk,
+			  const struct sfile *root, const struct spec_qname *q)
+{
+	const struct obj_func *fn = &r->o->funcs[func];
+	struct mon_check c;
+
+	r->f = root;
+	if (q->pack || !xprog_relation_known(q->name))
+		fail(r, q->pos, "unknown relation '%s%s%s' (known: %s)", q->pack ? q->pack : "",
+		     q->pack ? "." : "", q->name, xprog_relation_names());
+	if (!xprog_relation_applies(q->name, fn))
+		fail(r, q->pos, "relation '%s' does not apply to program '%s' (%s)", q->name,
+		     fn->name, xprog_relation_needs(q->name));
+	begin_check(r, &c, func, q->name, root, q->pos);
+	c.relation = q->name;
+	rassumes(r, blk, root);
+	end_check(r, &c);
+}
+
 /* program-level `bound insns <= N;` */
 static void make_bound(struct resolver *r, int func, const struct spec_item *blk,
 		       const struct sfile *root, const struct spec_bound *b)
@@ -378,6 +399,10 @@ static void block_checks(struct resolver *r, int func, const struct spec_item *b
 			break;
 		case SPEC_P_BOUND:
 			make_bound(r, func, blk, root, &pi->bound);
+			break;
+		case SPEC_P_RELATE:
+			for (size_t j = 0; j < pi->nchecks; j++)
+				make_relation(r, func, blk, root, &pi->checks[j]);
 			break;
 		case SPEC_P_ASSUME:
 			break;
