@@ -38,6 +38,7 @@
 
 #include "instrument.h"
 #include "models.h"
+#include "replay.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -431,8 +432,13 @@ Z3_ast mem_addr(struct enc *en, const struct ssa_insn *v)
 		return k(s, 64, SMT_MAP_BASE(v->ref.index) + (uint64_t)v->ref.off);
 	case INSN_REF_GLOBAL:
 		return k(s, 64, SMT_MAP_BASE(o->datasecs[v->ref.index].map) + (uint64_t)v->ref.off);
+	case INSN_REF_MAP:
+		/* the value the replay gives it: the same map is the same value
+		 * (a spec may compare the map arguments of two calls); programs
+		 * cannot observe it otherwise */
+		return k(s, 64, REPLAY_MAP_HANDLE(v->ref.index));
 	case INSN_REF_NONE: case INSN_REF_HELPER: case INSN_REF_SUBPROG: case INSN_REF_KFUNC:
-	case INSN_REF_MAP: case INSN_REF_CALLBACK: case INSN_REF_KSYM:
+	case INSN_REF_CALLBACK: case INSN_REF_KSYM:
 		break;
 	}
 	return fresh(s, "addr", s->bv64);
