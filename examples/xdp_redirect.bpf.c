@@ -8,9 +8,11 @@
  *   1. Runt and non-IPv4 frames, and IPv4 with options, pass to the
  *      kernel stack untouched.
  *   2. IPv4 to a destination listed in routes is sent out of the route's
- *      port (tx_ports, a DEVMAP) with the next hop's MAC addresses written
- *      into the frame; a port that has gone away falls back to XDP_PASS
- *      (the low bits of bpf_redirect_map's flags).
+ *      port (tx_ports, a DEVMAP) with its TTL decremented and the next
+ *      hop's MAC addresses written into the frame; a port that has gone
+ *      away falls back to XDP_PASS (the low bits of bpf_redirect_map's
+ *      flags).  A frame whose TTL runs out passes to the stack, which
+ *      answers with ICMP time exceeded.
  *   3. Other IPv4 frames are spread over CPUs by a hash of the addresses
  *      (cpus, a CPUMAP), falling back to XDP_PASS for a CPU without a
  *      queue.
@@ -74,6 +76,16 @@ struct {
 /* Number of CPUs in cpus (set by the loader; 0 is taken as 1). */
 const volatile __u32 nr_cpus = 1;
 
+/* TTL - 1 with the header checksum updated incrementally (RFC 1624). */
+static __always_inline void ip_decrease_ttl(struct iphdr *iph)
+{
+	__u32 check = iph->check;
+
+	check += bpf_htons(0x0100);
+	iph->check = (__sum16)(check + (check >= 0xffff));
+	iph->ttl--;
+}
+
 SEC("xdp")
 int xdp_redirect(struct xdp_md *ctx)
 {
@@ -94,6 +106,9 @@ int xdp_redirect(struct xdp_md *ctx)
 	daddr = iph->daddr;
 	rt = bpf_map_lookup_elem(&routes, &daddr);
 	if (rt) {
+		if (iph->ttl <= 1)
+			return XDP_PASS;	/* the stack sends ICMP time exceeded */
+		ip_decrease_ttl(iph);
 		__builtin_memcpy(eth->h_dest, rt->dmac, ETH_ALEN);
 		__builtin_memcpy(eth->h_source, rt->smac, ETH_ALEN);
 		return bpf_redirect_map(&tx_ports, rt->port, XDP_PASS);

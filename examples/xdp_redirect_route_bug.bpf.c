@@ -2,8 +2,9 @@
 /*
  * BUG VARIANT of xdp_redirect.bpf.c (examples/xdp_redirect.inv, same
  * function names).
- * IPv4 with options is dropped as "malformed" instead of passed to the
- * stack, so a frame with a valid IP header of more than 20 bytes is lost.
+ * A routed frame whose TTL runs out is dropped instead of passed to the
+ * stack, so the sender never gets ICMP time exceeded (traceroute through
+ * the router shows nothing, path MTU problems are silent).
  * Violates: xdp_redirect.xdp.always_route (only).  Passes the kernel
  * verifier.
  */
@@ -16,9 +17,11 @@
  *   1. Runt and non-IPv4 frames, and IPv4 with options, pass to the
  *      kernel stack untouched.
  *   2. IPv4 to a destination listed in routes is sent out of the route's
- *      port (tx_ports, a DEVMAP) with the next hop's MAC addresses written
- *      into the frame; a port that has gone away falls back to XDP_PASS
- *      (the low bits of bpf_redirect_map's flags).
+ *      port (tx_ports, a DEVMAP) with its TTL decremented and the next
+ *      hop's MAC addresses written into the frame; a port that has gone
+ *      away falls back to XDP_PASS (the low bits of bpf_redirect_map's
+ *      flags).  A frame whose TTL runs out passes to the stack, which
+ *      answers with ICMP time exceeded.
  *   3. Other IPv4 frames are spread over CPUs by a hash of the addresses
  *      (cpus, a CPUMAP), falling back to XDP_PASS for a CPU without a
  *      queue.
@@ -82,6 +85,16 @@ struct {
 /* Number of CPUs in cpus (set by the loader; 0 is taken as 1). */
 const volatile __u32 nr_cpus = 1;
 
+/* TTL - 1 with the header checksum updated incrementally (RFC 1624). */
+static __always_inline void ip_decrease_ttl(struct iphdr *iph)
+{
+	__u32 check = iph->check;
+
+	check += bpf_htons(0x0100);
+	iph->check = (__sum16)(check + (check >= 0xffff));
+	iph->ttl--;
+}
+
 SEC("xdp")
 int xdp_redirect(struct xdp_md *ctx)
 {
@@ -96,14 +109,15 @@ int xdp_redirect(struct xdp_md *ctx)
 	if ((void *)(eth + 1) > data_end || eth->h_proto != bpf_htons(ETH_P_IP))
 		return XDP_PASS;
 	iph = (void *)(eth + 1);
-	if ((void *)(iph + 1) > data_end)
+	if ((void *)(iph + 1) > data_end || iph->ihl != 5)
 		return XDP_PASS;
-	if (iph->ihl != 5)
-		return XDP_DROP;	/* BUG: options are not malformed */
 
 	daddr = iph->daddr;
 	rt = bpf_map_lookup_elem(&routes, &daddr);
 	if (rt) {
+		if (iph->ttl <= 1)
+			return XDP_DROP;	/* BUG: the stack should send ICMP time exceeded */
+		ip_decrease_ttl(iph);
 		__builtin_memcpy(eth->h_dest, rt->dmac, ETH_ALEN);
 		__builtin_memcpy(eth->h_source, rt->smac, ETH_ALEN);
 		return bpf_redirect_map(&tx_ports, rt->port, XDP_PASS);
