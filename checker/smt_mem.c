@@ -522,7 +522,8 @@ static void packet_adjust(struct enc *en, const struct ssa_insn *v, unsigned fx,
 		en->ms.meta = ite(s, ok, nm, m);
 	}
 	en->ms.r[MR_PKT] = ite(s, ok, fresh(s, "pkt_adjusted", s->mem), en->ms.r[MR_PKT]);
-	en->ms.pktw = s->t;   /* called: written, whether it succeeded or not */
+	/* written when it succeeded: a failing adjust leaves the frame alone */
+	en->ms.pktw = Z(s, Z3_mk_or(s->ctx, 2, (Z3_ast[]){ en->ms.pktw, ok }));
 }
 
 /* The 4-byte array key behind argument 2 of a lookup: from the stack slots

@@ -104,7 +104,7 @@ else
 	# XDP pack (issue 5): a drop, and a changed frame the kernel passes too
 	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 1 (the interpreter's r0 = 1)$" \
 		--replay-kernel --quiet "$ex/xdp_redirect_route_bug.bpf.o" "$src/examples/xdp_redirect.inv"
-	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 2 (the interpreter's r0 = 2); results the kernel chose itself: bpf_xdp_adjust_head$" \
+	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 2 (the interpreter's r0 = 2); results the kernel chose itself: bpf_xdp_adjust_head" \
 		--replay-kernel --quiet "$ex/xdp_redirect_vlan_bug.bpf.o" "$src/examples/xdp_redirect.inv"
 	expect_out 1 '"kernel_replay": {"reproduced": true, "message": "reproduced: retval 1' \
 		--replay-kernel --format=json --jobs=2 "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
