@@ -61,6 +61,15 @@ static bool truth(struct cx *x, Z3_ast t)
 	return Z3_get_bool_value(x->z, r) == Z3_L_TRUE;
 }
 
+/* Did the call (or taken tail call) V set the encoder's pkt_written? */
+static bool call_pktw(struct cx *x, const struct ssa_insn *v)
+{
+	const struct smt_mem *b = x->e->call_before[v->id], *a = x->e->call_after[v->id];
+
+	return x->has_pkt && b && a && b->pktw && a->pktw && !truth(x, b->pktw) &&
+	       truth(x, a->pktw);
+}
+
 static uint8_t byte_at(struct cx *x, Z3_ast arr, uint64_t addr)
 {
 	Z3_ast t = Z3_mk_select(x->z, arr, Z3_mk_unsigned_int64(x->z, addr, Z3_mk_bv_sort(x->z, 64)));
@@ -366,6 +375,7 @@ static void walk_path(struct cx *x)
 				struct cex_call tmp = {0};
 
 				call_writes(x, v, &tmp);
+				tc->pkt_written = tc->pkt_written || call_pktw(x, v);
 				if (tc->nwrites) {
 					struct cex_write *all = arena_new_array(x->a, struct cex_write,
 										tc->nwrites + tmp.nwrites);
@@ -390,6 +400,7 @@ static void walk_path(struct cx *x)
 				lookup_key(x, v, cc);
 			call_region(x, v, cc->ret);
 			call_writes(x, v, cc);
+			cc->pkt_written = call_pktw(x, v);
 			if (cc->helper == BPF_FUNC_tail_call && cc->ret == 0) {
 				cc->tail_taken = true;
 				cc->tail_ret = tail_result(x, b);

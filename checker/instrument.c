@@ -170,6 +170,7 @@ static uint32_t ev(struct inst *x, const struct mon_expr *e)
 	case MON_PKT: return x->pkt;
 	case MON_PKT_END: return x->pkt_end;
 	case MON_PKT_LEN: return ssa_emit_alu(l, ISA_SUB, x->pkt_end, x->pkt);
+	case MON_PKT_WRITTEN: return ssa_emit_pkt_written(l);
 	case MON_CTX: return ctx_field(x, e->off, e->size);
 	case MON_GLOBAL:
 		return ssa_emit_load(l, ssa_emit_global_addr(l, e->datasec, e->off), e->size);

@@ -32,6 +32,8 @@ enum mon_ekind {
 	MON_PKT,       /* packet start pointer at entry (XDP, tc, socket) */
 	MON_PKT_END,   /* packet end pointer at entry */
 	MON_PKT_LEN,   /* pkt_end - pkt at entry */
+	MON_PKT_WRITTEN, /* bool: the packet may have changed so far on this run
+	                  * (a store into it, or a call that may change it) */
 	MON_CTX,       /* context field at entry: off, size (zero-extended) */
 	MON_GLOBAL,    /* global variable at the event: index = map (o->maps),
 	                * datasec = o->datasecs index, off, size (1/2/4/8) */

@@ -150,6 +150,7 @@ uint64_t mon_eval_expr(struct mon_eval *m, const struct mon_expr *e)
 	case MON_PKT: return m->pkt;
 	case MON_PKT_END: return m->pkt_end;
 	case MON_PKT_LEN: return m->pkt_end - m->pkt;
+	case MON_PKT_WRITTEN: return m->pkt_written;
 	case MON_CTX: return ctx_field(m, e->off, e->size);
 	case MON_GLOBAL: return global(m, e);
 	case MON_STATE:

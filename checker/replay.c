@@ -27,6 +27,7 @@ struct replay {
 	int *globals;              /* per map: its INTERP_MEM_GLOBAL region */
 	int *values;               /* per map: the region of its first value */
 	uint8_t *ctx;              /* ctx bytes at entry */
+	struct insn *const *insns; /* per section (pkt_written: stores) */
 };
 
 const char *replay_outcome_name(enum replay_outcome o)
@@ -266,11 +267,13 @@ static int on_call(void *arg, struct interp *ip, const struct insn *in,
 		/* what the program that ran left in memory, seen at the exit */
 		if (apply_writes(rp, cc) < 0)
 			return -1;
+		rp->m.pkt_written = rp->m.pkt_written || cc->pkt_written;
 		*ret = cc->tail_ret;
 		return INTERP_CALL_EXIT;
 	} else {
 		if (apply_writes(rp, cc) < 0)
 			return -1;
+		rp->m.pkt_written = rp->m.pkt_written || cc->pkt_written;
 		*ret = cc->ret;
 	}
 	memcpy(rp->m.args, args, sizeof(rp->m.args));  /* after callbacks */
@@ -393,15 +396,37 @@ static int on_load_unmapped(void *arg, struct interp *ip, uint64_t addr,
 	return 0;
 }
 
+/* pkt_written: a store or atomic about to write into the packet region
+ * (the encoder's rule is the same: a store whose pointer is a packet
+ * pointer; the verifier keeps those inside the packet). */
+static void pkt_store(struct replay *rp, int sec, uint32_t slot,
+		      const uint64_t regs[ISA_NREGS])
+{
+	const struct insn *in;
+	enum isa_kind kind;
+	int ri;
+
+	if (rp->m.pkt_written || !rp->insns || sec < 0 ||
+	    (uint32_t)sec >= rp->o->nsections || slot >= rp->nslots[sec])
+		return;
+	in = &rp->insns[sec][slot];
+	kind = isa_table[in->op].kind;
+	if (kind != ISA_K_ST && kind != ISA_K_STX && kind != ISA_K_ATOMIC)
+		return;
+	ri = interp_region_at(&rp->ip, regs[in->dst] + (uint64_t)(int64_t)in->off, in->size);
+	if (ri >= 0 && interp_region(&rp->ip, ri)->kind == INTERP_MEM_PACKET)
+		rp->m.pkt_written = true;
+}
+
 static void on_insn(void *arg, int sec, uint32_t slot,
 		    const uint64_t regs[ISA_NREGS])
 {
 	struct replay *rp = arg;
 	struct replay_step *s = buf_push(&rp->path, sizeof(*s));
 
-	(void)regs;
 	s->sec = sec;
 	s->slot = slot;
+	pkt_store(rp, sec, slot, regs);
 }
 
 /* ---- setup ------------------------------------------------------------ */
@@ -528,6 +553,7 @@ static int setup(struct replay *rp, const struct loaded *l)
 	rp->m.ip = &rp->ip;
 	rp->m.pkt = rp->x->pkt;
 	rp->m.pkt_end = rp->x->pkt_end;
+	rp->insns = l->insns;
 	rp->m.global_region = rp->globals;
 	snapshot_ctx(rp);
 	return add_regions(rp);

@@ -98,6 +98,9 @@ struct cex_call {
 	struct cex_write *writes;
 	unsigned nwrites;
 	bool tail_taken;           /* bpf_tail_call taken: exit with tail_ret */
+	bool pkt_written;          /* the call (or the program a taken tail call
+	                            * ran) may have changed the packet: the
+	                            * encoder's rule, pkt_written after it */
 	uint64_t tail_ret;
 	/* For the kernel replay (kernel.c), not used by replay_run(): */
 	uint64_t args[5];          /* r1..r5 at the call (0 where the model has none;

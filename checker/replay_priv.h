@@ -39,6 +39,8 @@ struct mon_eval {
 	/* the event */
 	enum spec_event_kind ev;
 	uint64_t ret, args[5], insns;
+	bool pkt_written;           /* a store into the packet, or a call the
+	                             * counterexample marks pkt_written, so far */
 	/* the failure, when an event returned false */
 	enum mon_fail failed;
 	unsigned site;              /* ASSERT: the site */

@@ -338,7 +338,7 @@ Z3_ast smt_use(struct enc *en, uint32_t id)
 		case SSA_UNDEF: case SSA_CONST: case SSA_INPUT: case SSA_FRAME: case SSA_ALU:
 		case SSA_UNARY: case SSA_ADDR: case SSA_LDPKT: case SSA_EXTRACT: case SSA_INSERT:
 		case SSA_SELECT: case SSA_HAVOC: case SSA_TAILRET: case SSA_SLOTLOAD:
-		case SSA_SLOTSTORE: case SSA_CMP: case SSA_ASSUME: case SSA_ASSERT:
+		case SSA_SLOTSTORE: case SSA_CMP: case SSA_PKTW: case SSA_ASSUME: case SSA_ASSERT:
 		case SSA_NKINDS:
 			break;
 		}
@@ -585,6 +585,8 @@ static Z3_ast encode_value(struct enc *en, const struct ssa_insn *v)
 	case SSA_CMP:
 		return ite(s, cond(s, v->op, true, use(en, v->args[0]), use(en, v->args[1])),
 			   k(s, 64, 1), s->zero64);
+	case SSA_PKTW:
+		return en->objmode ? ite(s, en->ms.pktw, k(s, 64, 1), s->zero64) : s->zero64;
 	case SSA_ASSUME:
 		smt_assume(s, smt_implies(s, en->e->guard[en->blk->id],
 					  smt_not(s, smt_eq(s, use(en, v->args[0]), s->zero64))));

@@ -79,6 +79,8 @@ struct smt_input {
 struct smt_mem {
 	Z3_ast *r;                /* by memory region */
 	Z3_ast data, end, meta;
+	Z3_ast pktw;              /* bool: the packet may have changed (a store
+	                           * into it, a call that may change it) */
 };
 
 struct smt_prog {

@@ -38,6 +38,7 @@
 
 #include "instrument.h"
 #include "models.h"
+#include "replay.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -219,7 +220,8 @@ static void prepass(struct enc *en)
 			break;
 		case SSA_UNDEF: case SSA_UNARY: case SSA_STORE: case SSA_ATOMIC: case SSA_LDPKT:
 		case SSA_EXTRACT: case SSA_INSERT: case SSA_SLOTSTORE: case SSA_HAVOC:
-		case SSA_TAILRET: case SSA_CMP: case SSA_ASSUME: case SSA_ASSERT: case SSA_NKINDS:
+		case SSA_TAILRET: case SSA_CMP: case SSA_PKTW: case SSA_ASSUME: case SSA_ASSERT:
+		case SSA_NKINDS:
 			break;
 		}
 		en->rg[id] = r;
@@ -304,6 +306,7 @@ void mem_setup(struct enc *en)
 	smt_assume(s, ule(s, sub(s, e->mem_init.data, k(s, 64, 32)), ml));
 	smt_assume(s, ule(s, ml, add(s, e->mem_init.data, k(s, 64, 1))));
 	e->mem_init.meta = ml;
+	e->mem_init.pktw = s->f;
 	prepass(en);
 }
 
@@ -351,6 +354,7 @@ void mem_enter(struct enc *en, const struct ssa_block *b)
 		en->ms.data = join_term(en, b, offsetof(struct smt_mem, data));
 		en->ms.end = join_term(en, b, offsetof(struct smt_mem, end));
 		en->ms.meta = join_term(en, b, offsetof(struct smt_mem, meta));
+		en->ms.pktw = join_term(en, b, offsetof(struct smt_mem, pktw));
 	}
 }
 
@@ -363,6 +367,8 @@ Z3_ast *mem_array(struct enc *en, uint32_t p, bool write)
 	if (!en->objmode)
 		return &en->ms.r[MR_FLAT];
 	r = en->rg[p];
+	if (write && r == RG_MEM0 + MR_PKT)
+		en->ms.pktw = en->s->t;
 	if (r >= RG_MEM0)
 		return &en->ms.r[r - RG_MEM0];
 	if (r == RG_TOP)
@@ -455,8 +461,13 @@ Z3_ast mem_addr(struct enc *en, const struct ssa_insn *v)
 			return a;
 		}
 		break;
+	case INSN_REF_MAP:
+		/* the value the replay gives it: the same map is the same value
+		 * (a spec may compare the map arguments of two calls); programs
+		 * cannot observe it otherwise */
+		return k(s, 64, REPLAY_MAP_HANDLE(v->ref.index));
 	case INSN_REF_NONE: case INSN_REF_HELPER: case INSN_REF_SUBPROG: case INSN_REF_KFUNC:
-	case INSN_REF_MAP: case INSN_REF_CALLBACK:
+	case INSN_REF_CALLBACK:
 		break;
 	}
 	return fresh(s, "addr", s->bv64);
@@ -466,6 +477,8 @@ Z3_ast mem_addr(struct enc *en, const struct ssa_insn *v)
 
 static void havoc_region(struct enc *en, unsigned r)
 {
+	if (r == MR_PKT)
+		en->ms.pktw = en->s->t;
 	en->ms.r[r] = fresh(en->s, "havoc_mem", en->s->mem);
 }
 
@@ -533,6 +546,8 @@ static void packet_adjust(struct enc *en, const struct ssa_insn *v, unsigned fx,
 		en->ms.meta = ite(s, ok, nm, m);
 	}
 	en->ms.r[MR_PKT] = ite(s, ok, fresh(s, "pkt_adjusted", s->mem), en->ms.r[MR_PKT]);
+	/* written when it succeeded: a failing adjust leaves the frame alone */
+	en->ms.pktw = Z(s, Z3_mk_or(s->ctx, 2, (Z3_ast[]){ en->ms.pktw, ok }));
 }
 
 /* The 4-byte array key behind argument 2 of a lookup: from the stack slots

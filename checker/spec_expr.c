@@ -413,7 +413,7 @@ static int arg_index(const char *name)
 	return name[3] - '0';
 }
 
-/* name -> state | const | insns | ret | argN | pkt | pkt_end | pkt_len */
+/* name -> state | const | insns | ret | argN | pkt | pkt_end | pkt_len | pkt_written */
 static struct mon_expr *rname(struct resolver *r, const struct spec_expr *e)
 {
 	const struct cst *c = resolve_find_const(r->f, e->name);
@@ -449,6 +449,11 @@ static struct mon_expr *rname(struct resolver *r, const struct spec_expr *e)
 		return rpkt(r, e, MON_PKT_END);
 	if (!strcmp(e->name, "pkt_len"))
 		return rpkt(r, e, MON_PKT_LEN);
+	if (!strcmp(e->name, "pkt_written")) {
+		m = rpkt(r, e, MON_PKT_WRITTEN);
+		m->is_bool = true;
+		return m;
+	}
 	fail(r, e->pos, "unknown name '%s'", e->name);
 }
 

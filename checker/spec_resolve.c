@@ -29,7 +29,7 @@
 
 static const char *const builtins[] = {
 	"ret", "arg1", "arg2", "arg3", "arg4", "arg5", "pkt", "pkt_end",
-	"pkt_len", "ctx", "global",
+	"pkt_len", "pkt_written", "ctx", "global",
 };
 
 /* ---- errors -------------------------------------------------------------- */

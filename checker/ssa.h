@@ -54,6 +54,7 @@
 	X(TAILRET, "tailret")  /* r0 of a program reached by a successful tail call */ \
 	X(PHI,     "phi")      /* one argument per block predecessor edge */ \
 	X(CMP,     "cmp")      /* op (isa JEQ .. JSLE, JSET), 64-bit: args[0] op args[1] ? 1 : 0 */ \
+	X(PKTW,    "pktwritten") /* monitor: 1 if the packet may have changed so far (smt_mem.c), else 0 */ \
 	X(ASSUME,  "assume")   /* monitor: only runs where args[0] != 0 are considered */ \
 	X(ASSERT,  "assert")   /* monitor: args[0] != 0 must hold; imm = assert site;     \
 	                        * args[1] (nargs 2): a value to maximise (insns) */
@@ -207,6 +208,8 @@ uint32_t ssa_emit_global_addr(struct ssa_lift *l, int ds, uint32_t off);
 void ssa_emit_assume(struct ssa_lift *l, uint32_t c);
 void ssa_emit_assert(struct ssa_lift *l, uint32_t c, unsigned site, uint32_t observe);
 uint32_t ssa_emit_insns(struct ssa_lift *l);
+/* PKTW: 1 when the packet may have been written so far on the path. */
+uint32_t ssa_emit_pkt_written(struct ssa_lift *l);
 uint32_t ssa_reg(struct ssa_lift *l, unsigned r);     /* current value of rR */
 uint32_t ssa_ghost(struct ssa_lift *l, unsigned i);
 void ssa_set_ghost(struct ssa_lift *l, unsigned i, uint32_t v);

@@ -116,6 +116,14 @@ uint32_t ssa_emit_insns(struct ssa_lift *l)
 	return ssa_emit_alu(l, ISA_ADD, g, lift_const(lf, lf->blk_steps));
 }
 
+uint32_t ssa_emit_pkt_written(struct ssa_lift *l)
+{
+	struct ssa_insn *v = lift_emit(L(l), SSA_PKTW, 0);
+
+	v->size = 8;
+	return v->id;
+}
+
 uint32_t ssa_reg(struct ssa_lift *l, unsigned r)
 {
 	return L(l)->st->regs[r];

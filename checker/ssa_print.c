@@ -180,6 +180,9 @@ static void print_insn(const struct ssa_prog *p, const struct ssa_block *b,
 	case SSA_TAILRET:
 		fputs("tailret", out);
 		break;
+	case SSA_PKTW:
+		fputs("pktwritten", out);
+		break;
 	case SSA_PHI:
 		fputs("phi", out);
 		for (i = 0; i < v->nargs; i++)

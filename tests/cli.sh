@@ -73,7 +73,7 @@ expect_out() {
 		fails=$((fails + 1))
 	fi
 }
-expect_out 0 "^5 checks: 5 hold, 0 violated, 0 unknown$" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+expect_out 0 "^6 checks: 6 hold, 0 violated, 0 unknown$" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
 expect_out 1 "xdp_fw_bug.bpf.c:[0-9]*:[0-9]*: error: invariant xdp_fw.ipv4_tcp_ssh_passes violated: SSH to this host must always get through" \
 	"$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
 expect_out 3 "warning: invariant loop_sum.sum_bounded unknown: loop bound 3 reached" \
@@ -105,6 +105,11 @@ else
 	sed '/^ *bound insns/d' "$src/examples/xdp_lb.inv" >"$tmp/xdp_lb.inv"
 	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): \(reproduced: \|the failing assert is at a call, which BPF_PROG_TEST_RUN cannot observe$\)" \
 		--replay-kernel --jobs=2 "$ex/xdp_lb_bug.bpf.o" "$tmp/xdp_lb.inv"
+	# XDP pack (issue 5): a drop, and a changed frame the kernel passes too
+	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 1 (the interpreter's r0 = 1)$" \
+		--replay-kernel --quiet "$ex/xdp_redirect_route_bug.bpf.o" "$src/examples/xdp_redirect.inv"
+	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 2 (the interpreter's r0 = 2); results the kernel chose itself: bpf_xdp_adjust_head" \
+		--replay-kernel --quiet "$ex/xdp_redirect_vlan_bug.bpf.o" "$src/examples/xdp_redirect.inv"
 	expect_out 1 '"kernel_replay": {"reproduced": true, "message": "reproduced: retval 1' \
 		--replay-kernel --format=json --jobs=2 "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
 fi

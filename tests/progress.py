@@ -44,10 +44,11 @@ def check(cond, what):
 
 args = ["--jobs=1", f"{EX}/xdp_fw.bpf.o", "examples/xdp_fw.inv"]
 rc, out, err = on_pty(args)
-names = ["xdp.never_abort", "ipv4_tcp_ssh_passes", "drop_only_ipv4", "no_user_writes", "bound_insns"]
-want = f"\r\x1b[K[0/5] checking {EX}/xdp_fw.bpf.o"
+names = ["xdp.never_abort", "ipv4_tcp_ssh_passes", "drop_only_ipv4", "no_user_writes", "bound_insns",
+         "xdp.drops_only_if"]
+want = f"\r\x1b[K[0/{len(names)}] checking {EX}/xdp_fw.bpf.o"
 for k, n in enumerate(names):
-    want += f"\r\x1b[K[{k + 1}/5] xdp_fw.{n} done"
+    want += f"\r\x1b[K[{k + 1}/{len(names)}] xdp_fw.{n} done"
 want += "\r\x1b[K"
 check(rc == 0 and err.decode() == want, f"on a terminal: exit {rc}, stderr {err!r}, expected {want!r}")
 p = subprocess.run([BIN] + args, cwd=SRC, capture_output=True)

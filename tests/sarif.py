@@ -181,11 +181,14 @@ def main():
     drv = r0["tool"]["driver"]
     need(drv["name"] == "bpf-invcheck" and drv["version"] == js["version"], "driver", "name, version")
     need([r["id"] for r in drv["rules"]] == ["xdp.never_abort", "ipv4_tcp_ssh_passes",
-                                             "drop_only_ipv4", "no_user_writes", "bound_insns"],
+                                             "drop_only_ipv4", "no_user_writes", "bound_insns",
+                                             "xdp.drops_only_if"],
          "driver", f"rules: {[r['id'] for r in drv['rules']]}")
     need(r0["invocations"] == [{"executionSuccessful": True}], "invocations", str(r0["invocations"]))
     bad = [x for x in js["results"] if x["verdict"] in ("violated", "unknown")]
-    need(len(r0["results"]) == len(bad) == 1, "results", "one per violated/unknown check")
+    need(len(r0["results"]) == len(bad) == 2, "results", "one per violated/unknown check")
+    need([x["ruleId"] for x in r0["results"]] == ["ipv4_tcp_ssh_passes", "xdp.drops_only_if"],
+         "results", "the two violations in report order")
     res, ref = r0["results"][0], bad[0]
     need(res["ruleId"] == "ipv4_tcp_ssh_passes" and res["ruleIndex"] == 1, "result", "rule")
     need(res["kind"] == "fail" and res["level"] == "error", "result", "kind, level")
@@ -226,8 +229,8 @@ def main():
     # everything holds: no results, but the rules are there
     doc = json.loads(run(["--format=sarif", f"{EX}/xdp_fw.bpf.o", "examples/xdp_fw.inv"], 0))
     validate(doc)
-    need(doc["runs"][0]["results"] == [] and len(doc["runs"][0]["tool"]["driver"]["rules"]) == 5,
-         "holds", "no results, 5 rules")
+    need(doc["runs"][0]["results"] == [] and len(doc["runs"][0]["tool"]["driver"]["rules"]) == 6,
+         "holds", "no results, 6 rules")
     print(f"sarif: {len(damage)} damaged documents rejected, 3 reports checked, {fails} failed")
     return 1 if fails else 0
 

@@ -805,6 +805,67 @@ START_TEST(ctx_at_entry_memory_at_event)
 }
 END_TEST
 
+/* pkt_written: a store into the packet region sets it (not one into the
+ * context), and so does a call the cex marks pkt_written; false at entry. */
+START_TEST(pkt_written_stores_and_calls)
+{
+	/* r1 = ctx, r2 = packet: ctx store, call 5 (slot 2), packet store,
+	 * call 5 again (slot 4) */
+	struct aprog *p = aprog("mov %r3, 7\nstxw [%r1+0], %r3\ncall 5\n"
+				"stxb [%r2+1], %r3\ncall 5\nmov %r0, 2\nexit\n");
+	struct mon_check *c = check_new(0);
+	struct mon_handler *h;
+	uint8_t ctxb[8] = {0}, pktb[16] = {0};
+	uint64_t cb = INTERP_BASE(INTERP_MEM_CTX, 8);
+	uint64_t pb = INTERP_BASE(INTERP_MEM_PACKET, 0);
+	struct cex_region regs[2] = {
+		{ INTERP_MEM_CTX, "ctx", cb, 8, ctxb, true, -1 },
+		{ INTERP_MEM_PACKET, "packet", pb, 16, pktb, true, -1 },
+	};
+	struct cex_call calls[2] = {
+		{ .sec = 0, .slot = 2, .helper = 5, .kfunc = -1, .ret = 1 },
+		{ .sec = 0, .slot = 4, .helper = 5, .kfunc = -1, .ret = 1 },
+	};
+	struct cex x = { .func = 0, .args = { cb, pb }, .regions = regs,
+			 .nregions = 2, .calls = calls, .ncalls = 2 };
+	struct mon_expr *w = ex(MON_PKT_WRITTEN, 0);
+	unsigned n = 0;
+
+	h = on(c, SPEC_EV_ENTRY, -1);
+	add(h, sassert(n++, eq(w, 0)));
+	h = on(c, SPEC_EV_CALL, 5);
+	add(h, sassert(n++, num(1)));
+	h = on(c, SPEC_EV_EXIT, -1);
+	add(h, sassert(n++, eq(w, 0)));
+	/* the packet store before the second call: seen at the exit */
+	ck_assert_int_eq(replay(&p->l, c, &x), REPLAY_ASSERT_FAILED);
+	ck_assert_uint_eq(R.site, 2);
+	MSG("assert 2 failed at exit: r0 = 2");
+	/* at the first call only the ctx store ran; at the second, both */
+	c->handlers[1].body[0] = sassert(1, eq(w, 0));
+	ck_assert_int_eq(replay(&p->l, c, &x), REPLAY_ASSERT_FAILED);
+	ck_assert_uint_eq(R.site, 1);
+	MSG("assert 1 failed at call bpf_ktime_get_ns at asm+4");
+
+	/* a call marked pkt_written sets it for its return and after */
+	p = aprog("call 5\nmov %r0, 2\nexit\n");
+	c = check_new(0);
+	calls[0] = (struct cex_call){ .sec = 0, .slot = 0, .helper = 5,
+				      .kfunc = -1, .ret = 1, .pkt_written = true };
+	x.ncalls = 1;
+	h = on(c, SPEC_EV_CALL, 5);
+	add(h, sassert(0, eq(w, 0)));
+	h = on(c, SPEC_EV_RETURN, 5);
+	add(h, sassert(1, eq(w, 0)));
+	ck_assert_int_eq(replay(&p->l, c, &x), REPLAY_ASSERT_FAILED);
+	ck_assert_uint_eq(R.site, 1);
+	ck_assert_int_eq(R.event, SPEC_EV_RETURN);
+	calls[0].pkt_written = false;
+	ck_assert_int_eq(replay(&p->l, c, &x), REPLAY_EXITED);
+	replay_result_free(&R);
+}
+END_TEST
+
 START_TEST(globals_from_the_object_or_the_cex)
 {
 	/* r0 = ++(.bss+0) */
@@ -1295,6 +1356,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, expr_sets_ranges_names);
 	tcase_add_test(tc, expr_loads);
 	tcase_add_test(tc, ctx_at_entry_memory_at_event);
+	tcase_add_test(tc, pkt_written_stores_and_calls);
 	tcase_add_test(tc, globals_from_the_object_or_the_cex);
 	tcase_add_test(tc, interp_load_unmapped_hook);
 	tcase_add_test(tc, replay_reads_in_order);
