@@ -121,13 +121,15 @@ static void worst_case(const struct loaded *l, struct smt *s, const struct smt_p
 }
 
 /* The replay must end at the same failing assert (for the bound: the
- * program exits after more instructions than the bound). */
+ * concrete monitor fails the bound's assert at an exit after more
+ * instructions than the bound). */
 static bool replay_agrees(const struct check_result *r, const struct replay_result *rr)
 {
 	const struct mon_check *c = r->c;
 
 	if (c->has_bound && r->site == c->bound_site)
-		return rr->outcome == REPLAY_EXITED && rr->steps > c->bound;
+		return rr->outcome == REPLAY_ASSERT_FAILED && rr->site == r->site &&
+		       rr->steps > c->bound;
 	return rr->outcome == REPLAY_ASSERT_FAILED && rr->site == r->site;
 }
 
