@@ -201,12 +201,19 @@ static int check_sec(struct loader *l, size_t i)
 		if (size % sizeof(Elf64_Sym))
 			return loader_fail(l, "symbol table: size 0x%llx is not a multiple of %zu",
 					   size, sizeof(Elf64_Sym));
+		if (s->sh.sh_entsize != sizeof(Elf64_Sym))
+			return loader_fail(l, "symbol table: entry size %llu, expected %zu",
+					   (unsigned long long)s->sh.sh_entsize, sizeof(Elf64_Sym));
 		l->symtab = i;
 		break;
 	case LSEC_REL:
 		if (size % sizeof(Elf64_Rel))
 			return loader_fail(l, "relocation section '%s': size 0x%llx is not a multiple of %zu",
 					   s->name, size, sizeof(Elf64_Rel));
+		if (s->sh.sh_entsize != sizeof(Elf64_Rel))
+			return loader_fail(l, "relocation section '%s': entry size %llu, expected %zu",
+					   s->name, (unsigned long long)s->sh.sh_entsize,
+					   sizeof(Elf64_Rel));
 		break;
 	case LSEC_BTF:
 	case LSEC_BTF_EXT:

@@ -16,7 +16,7 @@ ex=$build/examples
 case $target in
 fuzz_object)
 	cp "$ex"/*.bpf.o "$seeds"/
-	[ -d "$src/tests/data/bad/elf" ] && cp "$src"/tests/data/bad/elf/*.o "$seeds"/ 2>/dev/null || true
+	python3 "$src/tests/bad/gen_elf.py" "$ex" "$seeds"   # the malformed corpus
 	;;
 fuzz_spec)
 	for f in "$src"/examples/*.inv "$src"/invariants/*.inv "$src"/tests/data/spec/ok/* \
