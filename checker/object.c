@@ -222,9 +222,11 @@ static int check_sec(struct loader *l, size_t i)
 		*(s->kind == LSEC_BTF ? &l->btf_sec : &l->btf_ext_sec) = i;
 		break;
 	case LSEC_DATA:
-		if (size > UINT32_MAX)
-			return loader_fail(l, "section '%s': size 0x%llx is too large",
-					   s->name, size);
+		/* its initial bytes are materialised (a .bss too) and copied
+		 * per check and replay: a fuzzed 2 GiB .bss took seconds */
+		if (size > OBJ_MAX_DATASEC)
+			return loader_fail(l, "section '%s': size 0x%llx is too large (at most %u MiB)",
+					   s->name, size, OBJ_MAX_DATASEC >> 20);
 		break;
 	case LSEC_OTHER:
 	case LSEC_MAPS:

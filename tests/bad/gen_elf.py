@@ -203,6 +203,10 @@ def sec_overlap_header(e): e.set('.symtab', 24, 0)
 def sec_overlap_shdrs(e): e.set('.strtab', 24, e.shoff)
 @case('xdp_fw')
 def sec_license_past_end(e): e.set('license', 24, len(e.b) + 1)
+@case('loop_sum')
+def sec_bss_huge(e): e.set('.bss', 32, 0x73000008)   # found by fuzz_object: seconds, 2 GiB
+@case('loop_sum')
+def sec_rodata_past_end(e): e.set('.rodata', 32, len(e.b))
 @case('xdp_fw')
 def sec_maps_past_end(e): e.set('.maps', 32, len(e.b))
 
