@@ -43,6 +43,10 @@ static void usage(FILE *out)
 	      "                    no limit); a query that runs out of time makes the\n"
 	      "                    verdict unknown; 0: no solving at all (all unknown)\n"
 	      "  --jobs=N          check N invariants in parallel (one Z3 context each)\n"
+	      "  --max-memory=MB   let the solver use at most MB megabytes (Z3's max_memory,\n"
+	      "                    all parallel checks together); more makes the verdict unknown\n"
+	      "  --deadline=S      end the whole run after S seconds: checks not done by then\n"
+	      "                    are unknown (queries get the time left as their timeout)\n"
 	      "  --format=F        text (default, compiler style) or json (docs/json-output.md)\n"
 	      "  --quiet           print only violations, unknowns and errors\n"
 	      "  --replay-kernel   also run each counterexample in the kernel with\n"
@@ -100,6 +104,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "loop-bound", required_argument, NULL, 'l' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "max-memory", required_argument, NULL, 'M' },
+		{ "deadline", required_argument, NULL, 'D' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "replay-kernel", no_argument, NULL, 'k' },
@@ -148,6 +154,19 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				fprintf(stderr, "bpf-invcheck: error: --jobs needs a number from 1 to 256, not '%s'\n", optarg);
 				return -1;
 			}
+			break;
+		case 'M':
+			if (parse_uint(optarg, 1u << 20, &c->check.max_memory_mb)) {
+				fprintf(stderr, "bpf-invcheck: error: --max-memory needs a number of megabytes from 1 to %u, not '%s'\n", 1u << 20, optarg);
+				return -1;
+			}
+			break;
+		case 'D':
+			if (parse_uint(optarg, 86400, &c->check.deadline_s)) {
+				fprintf(stderr, "bpf-invcheck: error: --deadline needs a number of seconds from 1 to 86400, not '%s'\n", optarg);
+				return -1;
+			}
+			c->check.deadline_at = check_clock() + c->check.deadline_s;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "text")) {
