@@ -49,6 +49,8 @@ static void usage(FILE *out)
 	      "                    are unknown (queries get the time left as their timeout)\n"
 	      "  --format=F        text (default, compiler style) or json (docs/json-output.md)\n"
 	      "  --quiet           print only violations, unknowns and errors\n"
+	      "  --no-timing       JSON \"seconds\" is 0: the output is byte-identical\n"
+	      "                    across runs and --jobs values\n"
 	      "  --replay-kernel   also run each counterexample in the kernel with\n"
 	      "                    BPF_PROG_TEST_RUN (xdp and tc programs, needs bpf():\n"
 	      "                    root or CAP_BPF) and say whether it reproduces\n"
@@ -78,6 +80,7 @@ struct cli {
 	bool timeout_set;
 	enum report_format format;
 	bool quiet;
+	bool no_timing;
 	const char *pack_dirs[MAX_PACK_DIRS + 2];
 	unsigned npack_dirs;
 };
@@ -108,6 +111,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "deadline", required_argument, NULL, 'D' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-timing", no_argument, NULL, 'T' },
 		{ "replay-kernel", no_argument, NULL, 'k' },
 		{ "pack-dir", required_argument, NULL, 'I' },
 		{ "help", no_argument, NULL, 'h' },
@@ -180,6 +184,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 'q':
 			c->quiet = true;
+			break;
+		case 'T':
+			c->no_timing = true;
 			break;
 		case 'k':
 			c->check.replay_kernel = true;
@@ -278,6 +285,8 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	if (!r)
 		abort();
 	check_run_all(l, set, &c->check, r);
+	for (i = 0; c->no_timing && i < set->n; i++)
+		r[i].seconds = 0;
 	report_write(l, set, r, c->format, c->quiet, stdout);
 	for (i = 0; i < set->n; i++) {
 		if (r[i].verdict == CHECK_ERROR) {
