@@ -104,6 +104,37 @@ static Z3_ast exceeds(struct smt *s, const struct smt_prog *e, const struct mon_
 	return acc;
 }
 
+/* A counterexample with a short packet reads better, and is read off the
+ * model faster (byte by byte: a 64 KiB packet took seconds): try packets
+ * of at most 64, 128, ... bytes first for a model of BAD (a few more
+ * queries; the first model found is kept when none of these is possible or
+ * the solver gives up). */
+static void shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast bad,
+			   const struct check_opts *o, struct smt_result *q)
+{
+	static const uint64_t lens[] = { 64, 128, 256, 1514 };
+	Z3_context z = smt_ctx(s);
+	struct smt_result t;
+	unsigned i;
+
+	if (!e->mem_init.data || !e->mem_init.end)
+		return;
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		Z3_ast len = Z3_mk_bvsub(z, e->mem_init.end, e->mem_init.data);
+		Z3_ast c = smt_and(s, bad, Z3_mk_bvule(z, len, smt_bv64(s, lens[i])));
+
+		smt_prove(s, smt_not(s, c), qtime(o), &t);
+		if (t.verdict == SMT_VIOLATED) {
+			smt_release(s, q);
+			*q = t;
+			return;
+		}
+		smt_release(s, &t);
+		if (t.verdict == SMT_UNKNOWN)
+			return;
+	}
+}
+
 /* An input that runs the worst case, replayed: shown only if the
  * interpreter exits after exactly that many instructions. */
 static void witness(const struct loaded *l, struct smt *s, const struct smt_prog *e,
@@ -112,7 +143,11 @@ static void witness(const struct loaded *l, struct smt *s, const struct smt_prog
 	struct smt_result q;
 	char why[256];
 
-	smt_prove(s, smt_not(s, exceeds(s, e, r->c, r->worst - 1)), qtime(o), &q);
+	Z3_ast bad = exceeds(s, e, r->c, r->worst - 1);
+
+	smt_prove(s, smt_not(s, bad), qtime(o), &q);
+	if (q.verdict == SMT_VIOLATED)
+		shorter_packet(s, e, bad, o, &q);
 	if (q.verdict == SMT_VIOLATED &&
 	    cex_extract(s, e, q.model, r->c, (int)r->c->bound_site, r->arena, &r->witness,
 			why, sizeof(why)) == 0 &&
@@ -203,35 +238,6 @@ static void violated(const struct loaded *l, struct smt *s, const struct smt_pro
 	}
 }
 
-/* A counterexample with a short packet reads better: try packets of at
- * most 64, 128, ... bytes first (a few more queries; the first model
- * found is kept when none of these is possible or the solver gives up). */
-static void shorter_packet(struct smt *s, const struct smt_prog *e,
-			   const struct check_opts *o, struct smt_result *q)
-{
-	static const uint64_t lens[] = { 64, 128, 256, 1514 };
-	Z3_context z = smt_ctx(s);
-	struct smt_result t;
-	unsigned i;
-
-	if (!e->mem_init.data || !e->mem_init.end)
-		return;
-	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
-		Z3_ast len = Z3_mk_bvsub(z, e->mem_init.end, e->mem_init.data);
-		Z3_ast c = smt_and(s, e->violated, Z3_mk_bvule(z, len, smt_bv64(s, lens[i])));
-
-		smt_prove(s, smt_not(s, c), qtime(o), &t);
-		if (t.verdict == SMT_VIOLATED) {
-			smt_release(s, q);
-			*q = t;
-			return;
-		}
-		smt_release(s, &t);
-		if (t.verdict == SMT_UNKNOWN)
-			return;
-	}
-}
-
 static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *e,
 		  const struct check_opts *o, struct check_result *r)
 {
@@ -240,7 +246,7 @@ static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *
 	smt_prove(s, smt_not(s, e->violated), qtime(o), &q);
 	switch (q.verdict) {
 	case SMT_VIOLATED:
-		shorter_packet(s, e, o, &q);
+		shorter_packet(s, e, e->violated, o, &q);
 		violated(l, s, e, q.model, o, r);
 		smt_release(s, &q);
 		break;
