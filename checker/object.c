@@ -810,7 +810,9 @@ static int read_file(const char *path, struct arena *a, struct diag *d,
 	size_t got = 0;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* non-blocking: opening a FIFO would wait for a writer (it is then
+	 * refused as not a regular file) */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		diag_report(d, DIAG_ERROR, path, 0, 0, "cannot open: %s", strerror(errno));
