@@ -540,7 +540,7 @@ static int reloc_code(struct loader *l, const struct rsite *rs, const struct lse
 	int f;
 
 	if (rs->lddw) {
-		int64_t addr = st_value + rs->insn->imm;
+		int64_t addr = (int64_t)((uint64_t)st_value + (uint64_t)(int64_t)rs->insn->imm);
 
 		if (addr < 0 || addr % 8 || (uint64_t)addr >= ts->size)
 			return loader_fail(l, "%s: address 0x%llx is outside section '%s'",
@@ -568,7 +568,9 @@ static int reloc_code(struct loader *l, const struct rsite *rs, const struct lse
 static int reloc_target(struct loader *l, const struct rsite *rs, struct obj_reloc *r)
 {
 	unsigned shn = rs->sym->s.st_shndx;
-	int64_t addr = (int64_t)rs->sym->s.st_value + rs->insn->imm;
+	/* wrapping: st_value is any 64-bit number in a damaged object
+	 * (fuzz_object: INT64_MIN + -1 overflowed) */
+	int64_t addr = (int64_t)(rs->sym->s.st_value + (uint64_t)(int64_t)rs->insn->imm);
 	const struct lsec *ts;
 
 	if (shn == SHN_UNDEF) {

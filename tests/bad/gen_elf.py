@@ -270,6 +270,11 @@ def rel_size_odd(e): e.set('.relxdp', 32, e.size('.relxdp') - 3)
 def rel_past_end(e): e.set('.relxdp', 24, len(e.b) - 16)
 @case('xdp_fw')
 def rel_count_huge(e): e.set('.relxdp', 32, 0x7ffffffffff0)
+@case('xdp_fw')
+def rel_addr_overflow(e):   # found by fuzz_object: INT64_MIN + -1 (UB)
+    e.put('I', rel(e, 0) + 12, 2)                  # the section symbol of 'xdp'
+    e.put('Q', e.sym(2) + 8, 0x8000000000000000)
+    e.put('i', e.insn('xdp', e.u('Q', rel(e, 0)) // 8) + 4, -1)
 @case('loop_sum')
 def rel_callback_sym_out(e):
     r = e.data_off('.relxdp')
