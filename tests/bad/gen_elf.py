@@ -1,8 +1,14 @@
 #!/usr/bin/env python3
-"""gen_elf.py EXAMPLES_BUILD_DIR OUTDIR: write the malformed objects of
+"""gen_elf.py BASE_DIR OUTDIR: write the malformed objects of
 tests/data/bad/expect.tsv (kind "elf") into OUTDIR, each one a named,
-deterministic damage of an example object (xdp_fw: one program, maps,
-BTF, .BTF.ext; loop_sum: a .text callback, globals).
+deterministic damage of a base object in BASE_DIR (tests/data/bad/base:
+xdp_fw.bpf.bin, one program, maps, BTF, .BTF.ext; loop_sum.bpf.bin, a
+.text callback, globals). The bases are copies of build/examples/NAME.bpf.o
+(clang 14), kept in the repository because a build's objects embed its
+directory (debug info, BTF strings), which moves every offset in the
+messages; refresh them with `cp build/examples/NAME.bpf.o
+tests/data/bad/base/NAME.bpf.bin` and review the table's diff
+(tests/bad.py --regen).
 
 Not here because they are not malformed (the checker accepts them, as it
 should): a call of an unknown helper id (any result, havocs its pointers),
@@ -474,10 +480,10 @@ def ext_core_off_out(e):
 
 
 def main():
-    exdir, out = sys.argv[1:3]
+    base_dir, out = sys.argv[1:3]
     os.makedirs(out, exist_ok=True)
     for name, base, fn in CASES:
-        with open(os.path.join(exdir, base + '.bpf.o'), 'rb') as f:
+        with open(os.path.join(base_dir, base + '.bpf.bin'), 'rb') as f:
             e = Elf(f.read())
         fn(e)
         with open(os.path.join(out, name + '.o'), 'wb') as f:

@@ -16,7 +16,7 @@ ex=$build/examples
 case $target in
 fuzz_object)
 	cp "$ex"/*.bpf.o "$seeds"/
-	python3 "$src/tests/bad/gen_elf.py" "$ex" "$seeds"   # the malformed corpus
+	python3 "$src/tests/bad/gen_elf.py" "$src/tests/data/bad/base" "$seeds"   # the malformed corpus
 	;;
 fuzz_spec)
 	for f in "$src"/examples/*.inv "$src"/invariants/*.inv "$src"/tests/data/spec/ok/* \
