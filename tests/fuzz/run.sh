@@ -43,6 +43,12 @@ esac
 args=(-timeout=30 -rss_limit_mb=2560 -print_final_stats=1
       "-artifact_prefix=$build/fuzz-crashes/$target-")
 [ "$secs" != 0 ] && args+=("-max_total_time=$secs")
+# fuzz_check: LeakSanitizer once reported indirect leaks inside libz3
+# only (no direct leak, not reproducible when the input is rerun; likely
+# Z3's timer threads under the 100 ms timeouts), so its leak check is off;
+# the checker's own leaks are covered by LSan on the suite (e2e runs every
+# check) and tests/leaks.sh (valgrind)
+[ "$target" = fuzz_check ] && args+=(-detect_leaks=0)
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 exec "$build/tests/fuzz/$target" "${args[@]}" "$@" "$corpus" "$seeds"
