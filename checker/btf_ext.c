@@ -54,10 +54,34 @@ static long type_extra(unsigned kind, unsigned vlen)
 	}
 }
 
-static int check_btf_types(struct loader *l, const uint8_t *p, size_t len)
+/* The names of type [ID] and of its members, parameters or enumerators
+ * (each record of EXTRA bytes starts with a name offset) are strings. */
+static int check_btf_names(struct loader *l, uint32_t id, const struct btf_type *t,
+			   const uint8_t *rec, long extra, uint32_t str_len)
+{
+	unsigned kind = BTF_INFO_KIND(t->info), vlen = BTF_INFO_VLEN(t->info), k;
+	uint32_t off;
+
+	if (t->name_off >= str_len)
+		return loader_fail(l, "section '.BTF': type [%u]: bad name offset 0x%x", id,
+				   t->name_off);
+	if (kind != BTF_KIND_STRUCT && kind != BTF_KIND_UNION && kind != BTF_KIND_ENUM &&
+	    kind != BTF_KIND_ENUM64 && kind != BTF_KIND_FUNC_PROTO)
+		return 0;
+	for (k = 0; k < vlen; k++) {
+		memcpy(&off, rec + (size_t)k * (size_t)(extra / vlen), sizeof(off));
+		if (off >= str_len)
+			return loader_fail(l, "section '.BTF': type [%u] member %u: bad name offset 0x%x",
+					   id, k, off);
+	}
+	return 0;
+}
+
+static int check_btf_types(struct loader *l, const uint8_t *p, size_t len, uint32_t str_len)
 {
 	size_t pos = 0;
 	uint32_t id = 1;
+	int err;
 
 	while (len - pos >= sizeof(struct btf_type)) {
 		struct btf_type t;
@@ -70,6 +94,9 @@ static int check_btf_types(struct loader *l, const uint8_t *p, size_t len)
 					   id, BTF_INFO_KIND(t.info));
 		if ((size_t)extra > len - pos - sizeof(t))
 			return loader_fail(l, "section '.BTF': type [%u] is cut off", id);
+		err = check_btf_names(l, id, &t, p + pos + sizeof(t), extra, str_len);
+		if (err)
+			return err;
 		pos += sizeof(t) + (size_t)extra;
 		id++;
 	}
@@ -105,7 +132,7 @@ static int check_btf(struct loader *l, const uint8_t *p, size_t size)
 	strs = p + h.hdr_len + h.str_off;
 	if (!h.str_len || strs[0] || strs[h.str_len - 1])
 		return loader_fail(l, "section '.BTF': bad string table");
-	return check_btf_types(l, p + h.hdr_len + h.type_off, h.type_len);
+	return check_btf_types(l, p + h.hdr_len + h.type_off, h.type_len, h.str_len);
 }
 
 int btf_load(struct loader *l)

@@ -34,12 +34,48 @@ static void to_reason(void *arg, const struct diag_msg *m)
 		diag_format(m, r->reason, sizeof(r->reason));
 }
 
-static double now(void)
+double check_clock(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static bool past_deadline(const struct check_opts *o)
+{
+	return o->deadline_at > 0 && check_clock() >= o->deadline_at;
+}
+
+/* A query's timeout: --timeout, cut to what is left before the deadline
+ * (at least 1 ms: 0 would mean no limit). */
+static unsigned qtime(const struct check_opts *o)
+{
+	double left;
+
+	if (o->deadline_at <= 0)
+		return o->timeout_ms;
+	left = (o->deadline_at - check_clock()) * 1000;
+	if (left < 1)
+		left = 1;
+	if (o->timeout_ms && o->timeout_ms < left)
+		return o->timeout_ms;
+	return left > 4e9 ? 4000000000u : (unsigned)left;
+}
+
+/* The reason of an unknown query: the run's limits named when they are
+ * the cause. */
+static void gave_up(struct check_result *r, const struct check_opts *o, const char *what,
+		    const char *reason)
+{
+	if (past_deadline(o))
+		set_reason(r, CHECK_UNKNOWN, "deadline: the run's --deadline=%u s ran out while solving",
+			   o->deadline_s);
+	else if (o->max_memory_mb && strstr(reason, "memory"))
+		set_reason(r, CHECK_UNKNOWN, "memory: the solver needed more than --max-memory=%u MB%s",
+			   o->max_memory_mb, what);
+	else
+		set_reason(r, CHECK_UNKNOWN, "the solver gave up%s: %s", what, reason);
 }
 
 /* OR over the bound's assert sites of (reached AND insns > M). */
@@ -68,6 +104,46 @@ static Z3_ast exceeds(struct smt *s, const struct smt_prog *e, const struct mon_
 	return acc;
 }
 
+/* A counterexample with a short packet reads better, and is read off the
+ * model faster (byte by byte: a 64 KiB packet took seconds): try packets
+ * of at most 64, 128, ... bytes first for a model of BAD (a few more
+ * queries; the first model found is kept when none of these is possible or
+ * the solver gives up). */
+static void shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast bad,
+			   const struct check_opts *o, struct smt_result *q)
+{
+	static const uint64_t lens[] = { 64, 128, 256, 1514 };
+	Z3_context z = smt_ctx(s);
+	struct smt_result t;
+	unsigned i;
+
+	if (!e->mem_init.data || !e->mem_init.end)
+		return;
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		Z3_ast len = Z3_mk_bvsub(z, e->mem_init.end, e->mem_init.data);
+		Z3_ast c = smt_and(s, bad, Z3_mk_bvule(z, len, smt_bv64(s, lens[i])));
+
+		smt_prove(s, smt_not(s, c), qtime(o), &t);
+		if (t.verdict == SMT_VIOLATED) {
+			smt_release(s, q);
+			*q = t;
+			return;
+		}
+		smt_release(s, &t);
+		if (t.verdict == SMT_UNKNOWN)
+			return;
+	}
+}
+
+/* For the diff: the same with only a per-query timeout. */
+void check_shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast claim,
+			  unsigned timeout_ms, struct smt_result *q)
+{
+	struct check_opts o = { .timeout_ms = timeout_ms };
+
+	shorter_packet(s, e, claim, &o, q);
+}
+
 /* An input that runs the worst case, replayed: shown only if the
  * interpreter exits after exactly that many instructions. */
 static void witness(const struct loaded *l, struct smt *s, const struct smt_prog *e,
@@ -76,7 +152,11 @@ static void witness(const struct loaded *l, struct smt *s, const struct smt_prog
 	struct smt_result q;
 	char why[256];
 
-	smt_prove(s, smt_not(s, exceeds(s, e, r->c, r->worst - 1)), o->timeout_ms, &q);
+	Z3_ast bad = exceeds(s, e, r->c, r->worst - 1);
+
+	smt_prove(s, smt_not(s, bad), qtime(o), &q);
+	if (q.verdict == SMT_VIOLATED)
+		shorter_packet(s, e, bad, o, &q);
 	if (q.verdict == SMT_VIOLATED &&
 	    cex_extract(s, e, q.model, r->c, (int)r->c->bound_site, r->arena, &r->witness,
 			why, sizeof(why)) == 0 &&
@@ -98,14 +178,14 @@ static void worst_case(const struct loaded *l, struct smt *s, const struct smt_p
 	uint64_t lo = 0, hi = r->verdict == CHECK_HOLDS ? r->c->bound : 0xffffffffull, mid;
 	struct smt_result q;
 
-	smt_prove(s, smt_not(s, exceeds(s, e, r->c, 0)), o->timeout_ms, &q);
+	smt_prove(s, smt_not(s, exceeds(s, e, r->c, 0)), qtime(o), &q);
 	smt_release(s, &q);
 	if (q.verdict != SMT_HOLDS && q.verdict != SMT_VIOLATED)
 		return;
 	while (lo < hi) {
 		mid = lo + (hi - lo + 1) / 2;
 		/* "no exit has more than mid - 1" holds: the worst is below mid */
-		smt_prove(s, smt_not(s, exceeds(s, e, r->c, mid - 1)), o->timeout_ms, &q);
+		smt_prove(s, smt_not(s, exceeds(s, e, r->c, mid - 1)), qtime(o), &q);
 		smt_release(s, &q);
 		if (q.verdict == SMT_UNKNOWN)
 			return;
@@ -121,13 +201,15 @@ static void worst_case(const struct loaded *l, struct smt *s, const struct smt_p
 }
 
 /* The replay must end at the same failing assert (for the bound: the
- * program exits after more instructions than the bound). */
+ * concrete monitor fails the bound's assert at an exit after more
+ * instructions than the bound). */
 static bool replay_agrees(const struct check_result *r, const struct replay_result *rr)
 {
 	const struct mon_check *c = r->c;
 
 	if (c->has_bound && r->site == c->bound_site)
-		return rr->outcome == REPLAY_EXITED && rr->steps > c->bound;
+		return rr->outcome == REPLAY_ASSERT_FAILED && rr->site == r->site &&
+		       rr->steps > c->bound;
 	return rr->outcome == REPLAY_ASSERT_FAILED && rr->site == r->site;
 }
 
@@ -165,52 +247,23 @@ static void violated(const struct loaded *l, struct smt *s, const struct smt_pro
 	}
 }
 
-/* A counterexample with a short packet reads better: try packets of at
- * most 64, 128, 256, 1514 bytes first (a few more queries; the first model
- * found is kept when none of these is possible or the solver gives up). */
-void check_shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast claim,
-			  unsigned timeout_ms, struct smt_result *q)
-{
-	static const uint64_t lens[] = { 64, 128, 256, 1514 };
-	Z3_context z = smt_ctx(s);
-	struct smt_result t;
-	unsigned i;
-
-	if (!e->mem_init.data || !e->mem_init.end)
-		return;
-	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
-		Z3_ast len = Z3_mk_bvsub(z, e->mem_init.end, e->mem_init.data);
-		Z3_ast c = smt_and(s, claim, Z3_mk_bvule(z, len, smt_bv64(s, lens[i])));
-
-		smt_prove(s, smt_not(s, c), timeout_ms, &t);
-		if (t.verdict == SMT_VIOLATED) {
-			smt_release(s, q);
-			*q = t;
-			return;
-		}
-		smt_release(s, &t);
-		if (t.verdict == SMT_UNKNOWN)
-			return;
-	}
-}
-
 static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *e,
 		  const struct check_opts *o, struct check_result *r)
 {
 	struct smt_result q;
 
-	smt_prove(s, smt_not(s, e->violated), o->timeout_ms, &q);
+	smt_prove(s, smt_not(s, e->violated), qtime(o), &q);
 	switch (q.verdict) {
 	case SMT_VIOLATED:
-		check_shorter_packet(s, e, e->violated, o->timeout_ms, &q);
+		shorter_packet(s, e, e->violated, o, &q);
 		violated(l, s, e, q.model, o, r);
 		smt_release(s, &q);
 		break;
 	case SMT_UNKNOWN:
-		set_reason(r, CHECK_UNKNOWN, "the solver gave up: %s", q.reason);
+		gave_up(r, o, "", q.reason);
 		return;
 	case SMT_HOLDS:
-		smt_prove(s, smt_not(s, e->reach_unwind), o->timeout_ms, &q);
+		smt_prove(s, smt_not(s, e->reach_unwind), qtime(o), &q);
 		smt_release(s, &q);
 		if (q.verdict == SMT_HOLDS)
 			r->verdict = CHECK_HOLDS;
@@ -219,7 +272,7 @@ static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *
 				   "loop bound %u reached: a loop may run longer (try a larger --loop-bound)",
 				   e->p->loop_bound);
 		else
-			set_reason(r, CHECK_UNKNOWN, "the solver gave up on the loop bound: %s", q.reason);
+			gave_up(r, o, " on the loop bound", q.reason);
 		break;
 	}
 	if (r->c->has_bound && (r->verdict == CHECK_HOLDS || r->verdict == CHECK_VIOLATED))
@@ -248,7 +301,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	struct ssa_prog *p = NULL;
 	struct smt_prog *e = NULL;
 	struct smt *s = NULL;
-	double t0 = now();
+	double t0 = check_clock();
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -256,6 +309,11 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	r->arena = arena_new();
 	if (!r->arena)
 		abort();
+	if (past_deadline(o)) {
+		set_reason(r, CHECK_UNKNOWN, "deadline: the run's --deadline=%u s ran out before this check started",
+			   o->deadline_s);
+		goto out;
+	}
 	err = instrument_lift(l, c, &so, r->arena, &d, &p);
 	if (err) {
 		if (!r->reason[0])
@@ -284,6 +342,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 		set_reason(r, CHECK_ERROR, "internal error: no Z3 context");
 		goto out;
 	}
+	smt_set_max_memory(s, o->max_memory_mb);
 	err = smt_encode(s, p, NULL, r->arena, &e);
 	if (err) {
 		set_reason(r, CHECK_UNKNOWN, "the encoder failed: %s",
@@ -299,10 +358,15 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 		set_reason(r, CHECK_UNKNOWN, "timeout: --timeout=0 leaves the solver no time");
 		goto out;
 	}
+	if (past_deadline(o)) {
+		set_reason(r, CHECK_UNKNOWN, "deadline: the run's --deadline=%u s ran out before solving",
+			   o->deadline_s);
+		goto out;
+	}
 	solve(l, s, e, o, r);
 out:
 	smt_free(s);
-	r->seconds = now() - t0;
+	r->seconds = check_clock() - t0;
 }
 
 struct pool {

@@ -36,7 +36,16 @@ struct check_opts {
 	 * counts the finished checks) */
 	void (*progress)(void *arg, unsigned done, unsigned total, const struct mon_check *c);
 	void *progress_arg;
+	unsigned max_memory_mb;   /* Z3's max_memory per query (smt_set_max_memory); 0: none */
+	unsigned deadline_s;      /* --deadline: the whole run's seconds (messages) */
+	double deadline_at;       /* check_clock() time the run must end by; 0: none */
 };
+
+/* Limits (--max-memory, --deadline) make verdicts unknown with the reason,
+ * never holds: a check that starts after the deadline is not run; each
+ * query's timeout is cut to the time left; the lift and the encoding are
+ * not interrupted (they are bounded by the loop bound and max_blocks). */
+double check_clock(void);   /* CLOCK_MONOTONIC seconds */
 
 enum check_verdict { CHECK_HOLDS, CHECK_VIOLATED, CHECK_UNKNOWN, CHECK_ERROR };
 

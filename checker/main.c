@@ -50,9 +50,15 @@ static void usage(FILE *out)
 	      "                    no limit); a query that runs out of time makes the\n"
 	      "                    verdict unknown; 0: no solving at all (all unknown)\n"
 	      "  --jobs=N          check N invariants in parallel (one Z3 context each)\n"
+	      "  --max-memory=MB   let the solver use at most MB megabytes (Z3's max_memory,\n"
+	      "                    all parallel checks together); more makes the verdict unknown\n"
+	      "  --deadline=S      end the whole run after S seconds: checks not done by then\n"
+	      "                    are unknown (queries get the time left as their timeout)\n"
 	      "  --format=F        text (default, compiler style), json (docs/json-output.md)\n"
 	      "                    or sarif (SARIF 2.1.0, docs/sarif.md)\n"
 	      "  --quiet           print only violations, unknowns and errors\n"
+	      "  --no-timing       JSON \"seconds\" is 0: the output is byte-identical\n"
+	      "                    across runs and --jobs values\n"
 	      "  --replay-kernel   also run each counterexample in the kernel with\n"
 	      "                    BPF_PROG_TEST_RUN (xdp and tc programs, needs bpf():\n"
 	      "                    root or CAP_BPF) and say whether it reproduces\n"
@@ -95,6 +101,7 @@ struct cli {
 	bool quiet;
 	const char *cex_dir, *replay;
 	bool cex_dot;
+	bool no_timing;
 	const char *pack_dirs[MAX_PACK_DIRS + 2];
 	unsigned npack_dirs;
 	const char *kernel_btf;
@@ -123,8 +130,11 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "loop-bound", required_argument, NULL, 'l' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "jobs", required_argument, NULL, 'j' },
+		{ "max-memory", required_argument, NULL, 'M' },
+		{ "deadline", required_argument, NULL, 'D' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-timing", no_argument, NULL, 'T' },
 		{ "replay-kernel", no_argument, NULL, 'k' },
 		{ "pack-dir", required_argument, NULL, 'I' },
 		{ "cex-dir", required_argument, NULL, 'C' },
@@ -176,6 +186,19 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				return -1;
 			}
 			break;
+		case 'M':
+			if (parse_uint(optarg, 1u << 20, &c->check.max_memory_mb)) {
+				fprintf(stderr, "bpf-invcheck: error: --max-memory needs a number of megabytes from 1 to %u, not '%s'\n", 1u << 20, optarg);
+				return -1;
+			}
+			break;
+		case 'D':
+			if (parse_uint(optarg, 86400, &c->check.deadline_s)) {
+				fprintf(stderr, "bpf-invcheck: error: --deadline needs a number of seconds from 1 to 86400, not '%s'\n", optarg);
+				return -1;
+			}
+			c->check.deadline_at = check_clock() + c->check.deadline_s;
+			break;
 		case 'f':
 			if (!strcmp(optarg, "text")) {
 				c->format = REPORT_TEXT;
@@ -190,6 +213,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 'q':
 			c->quiet = true;
+			break;
+		case 'T':
+			c->no_timing = true;
 			break;
 		case 'k':
 			c->check.replay_kernel = true;
@@ -343,6 +369,8 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	progress_start(&pg, set->n, l->o->path, &c->check);
 	check_run_all(l, set, &c->check, r);
 	progress_end(&pg);
+	for (i = 0; c->no_timing && i < set->n; i++)
+		r[i].seconds = 0;
 	report_write(l, set, r, c->format, c->quiet, stdout);
 	if (c->cex_dir && write_artifacts(c, l, set, r, a, d))
 		code = EXIT_USAGE;

@@ -201,12 +201,19 @@ static int check_sec(struct loader *l, size_t i)
 		if (size % sizeof(Elf64_Sym))
 			return loader_fail(l, "symbol table: size 0x%llx is not a multiple of %zu",
 					   size, sizeof(Elf64_Sym));
+		if (s->sh.sh_entsize != sizeof(Elf64_Sym))
+			return loader_fail(l, "symbol table: entry size %llu, expected %zu",
+					   (unsigned long long)s->sh.sh_entsize, sizeof(Elf64_Sym));
 		l->symtab = i;
 		break;
 	case LSEC_REL:
 		if (size % sizeof(Elf64_Rel))
 			return loader_fail(l, "relocation section '%s': size 0x%llx is not a multiple of %zu",
 					   s->name, size, sizeof(Elf64_Rel));
+		if (s->sh.sh_entsize != sizeof(Elf64_Rel))
+			return loader_fail(l, "relocation section '%s': entry size %llu, expected %zu",
+					   s->name, (unsigned long long)s->sh.sh_entsize,
+					   sizeof(Elf64_Rel));
 		break;
 	case LSEC_BTF:
 	case LSEC_BTF_EXT:
@@ -215,9 +222,11 @@ static int check_sec(struct loader *l, size_t i)
 		*(s->kind == LSEC_BTF ? &l->btf_sec : &l->btf_ext_sec) = i;
 		break;
 	case LSEC_DATA:
-		if (size > UINT32_MAX)
-			return loader_fail(l, "section '%s': size 0x%llx is too large",
-					   s->name, size);
+		/* its initial bytes are materialised (a .bss too) and copied
+		 * per check and replay: a fuzzed 2 GiB .bss took seconds */
+		if (size > OBJ_MAX_DATASEC)
+			return loader_fail(l, "section '%s': size 0x%llx is too large (at most %u MiB)",
+					   s->name, size, OBJ_MAX_DATASEC >> 20);
 		break;
 	case LSEC_OTHER:
 	case LSEC_MAPS:
@@ -531,7 +540,7 @@ static int reloc_code(struct loader *l, const struct rsite *rs, const struct lse
 	int f;
 
 	if (rs->lddw) {
-		int64_t addr = st_value + rs->insn->imm;
+		int64_t addr = (int64_t)((uint64_t)st_value + (uint64_t)(int64_t)rs->insn->imm);
 
 		if (addr < 0 || addr % 8 || (uint64_t)addr >= ts->size)
 			return loader_fail(l, "%s: address 0x%llx is outside section '%s'",
@@ -559,7 +568,9 @@ static int reloc_code(struct loader *l, const struct rsite *rs, const struct lse
 static int reloc_target(struct loader *l, const struct rsite *rs, struct obj_reloc *r)
 {
 	unsigned shn = rs->sym->s.st_shndx;
-	int64_t addr = (int64_t)rs->sym->s.st_value + rs->insn->imm;
+	/* wrapping: st_value is any 64-bit number in a damaged object
+	 * (fuzz_object: INT64_MIN + -1 overflowed) */
+	int64_t addr = (int64_t)(rs->sym->s.st_value + (uint64_t)(int64_t)rs->insn->imm);
 	const struct lsec *ts;
 
 	if (shn == SHN_UNDEF) {
@@ -801,7 +812,9 @@ static int read_file(const char *path, struct arena *a, struct diag *d,
 	size_t got = 0;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* non-blocking: opening a FIFO would wait for a writer (it is then
+	 * refused as not a regular file) */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
 		diag_report(d, DIAG_ERROR, path, 0, 0, "cannot open: %s", strerror(errno));

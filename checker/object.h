@@ -25,6 +25,10 @@
 
 struct btf;
 
+/* The largest global data section (.data, .rodata, .bss) object_open
+ * accepts: its bytes are materialised and copied per check. */
+#define OBJ_MAX_DATASEC (64u << 20)
+
 enum obj_reloc_kind {
 	OBJ_RELO_MAP,        /* LDDW: a map (target = map index) */
 	OBJ_RELO_GLOBAL,     /* LDDW: global data (target = datasec, off = byte offset) */

@@ -759,16 +759,26 @@ int smt_encode(struct smt *s, const struct ssa_prog *p, const struct smt_input *
 
 /* ---- queries ----------------------------------------------------------- */
 
+void smt_set_max_memory(struct smt *s, unsigned mb)
+{
+	s->max_memory = mb;
+	s->params_dirty = true;
+}
+
 static void set_timeout(struct smt *s, unsigned ms)
 {
 	Z3_params prm;
 	unsigned t = ms ? ms : UINT_MAX;
 
-	if (t == s->timeout)
+	if (t == s->timeout && !s->params_dirty)
 		return;
 	prm = Z3_mk_params(s->ctx);
 	Z3_params_inc_ref(s->ctx, prm);
 	Z3_params_set_uint(s->ctx, prm, Z3_mk_string_symbol(s->ctx, "timeout"), t);
+	if (s->max_memory)
+		Z3_params_set_uint(s->ctx, prm, Z3_mk_string_symbol(s->ctx, "max_memory"),
+				   s->max_memory);
+	s->params_dirty = false;
 	Z3_solver_set_params(s->ctx, s->solver, prm);
 	Z3_params_dec_ref(s->ctx, prm);
 	if (zok(s))

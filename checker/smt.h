@@ -60,6 +60,12 @@ void smt_free(struct smt *s);
 Z3_context smt_ctx(const struct smt *s);
 /* The first Z3 error ("Z3 error N: text"), or NULL. */
 const char *smt_error(const struct smt *s);
+/* Z3's solver parameter max_memory (MB; 0: none) for every later query: a
+ * query that needs more is UNKNOWN with Z3's reason "max. memory
+ * exceeded". Z3 compares it with its allocations in the whole process
+ * (all contexts). Z3's global memory_max_size is not used: Z3 4.8.12 can
+ * throw past its API when that one fires, which aborts the process. */
+void smt_set_max_memory(struct smt *s, unsigned mb);
 
 /* Terms the caller may need to build claims. */
 Z3_ast smt_bv64(struct smt *s, uint64_t v);

@@ -15,6 +15,8 @@ struct smt {
 	Z3_sort bv64, bv8, mem;
 	Z3_ast t, f, zero64;       /* true, false, 0 */
 	unsigned timeout;          /* the solver's current timeout (ms) */
+	unsigned max_memory;       /* MB for the next queries; 0: none */
+	bool params_dirty;         /* max_memory changed since the last query */
 	bool failed;
 	bool divmod_vars;          /* udiv/urem as quotient/remainder variables */
 	char err[200];

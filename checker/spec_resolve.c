@@ -20,12 +20,15 @@
 #include "xprog.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static const char *const builtins[] = {
 	"ret", "arg1", "arg2", "arg3", "arg4", "arg5", "pkt", "pkt_end",
@@ -548,14 +551,45 @@ static const char *real_id(struct resolver *r, const char *path)
 	return s;
 }
 
-/* The whole of FP (closed) in arena A, NUL-terminated. */
+#define SPEC_MAX_FILE (16u << 20)
+
+/* PATH opened for reading if it is a regular file of at most 16 MiB, or
+ * NULL with *WHY saying why (a FIFO, a device or a directory would block,
+ * never end or read as empty: found with import "/dev/zero"). Opened
+ * non-blocking so that a FIFO cannot hang the open itself. */
+static FILE *open_spec(const char *path, const char **why)
+{
+	struct stat st;
+	FILE *fp;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		*why = strerror(errno);
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > SPEC_MAX_FILE) {
+		*why = !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 16 MiB";
+		close(fd);
+		errno = EINVAL;
+		return NULL;
+	}
+	fp = fdopen(fd, "r");
+	if (!fp) {
+		*why = strerror(errno);
+		close(fd);
+	}
+	return fp;
+}
+
+/* The whole of FP (closed) in arena A, NUL-terminated (at most
+ * SPEC_MAX_FILE bytes: the file may grow while it is read). */
 static char *slurp(struct arena *a, FILE *fp, size_t *len)
 {
 	struct vec v = {0};
 	char buf[4096];
 	size_t n;
 
-	while ((n = fread(buf, 1, sizeof(buf), fp)) > 0)
+	while (v.len < SPEC_MAX_FILE && (n = fread(buf, 1, sizeof(buf), fp)) > 0)
 		for (size_t i = 0; i < n; i++)
 			*(char *)vec_push(a, &v, 1) = buf[i];
 	fclose(fp);
@@ -568,26 +602,26 @@ static char *slurp(struct arena *a, FILE *fp, size_t *len)
 static FILE *open_import(struct resolver *r, const struct sfile *f,
 			 const struct spec_item *it, const char **path)
 {
-	const char *s = it->str, *dirs = "";
+	const char *s = it->str, *dirs = "", *why;
 	size_t n = strlen(s);
 	FILE *fp;
 
 	if (strchr(s, '/') || (n >= 4 && !strcmp(s + n - 4, ".inv"))) {
 		*path = join(r, f->dir, s);
-		if (!(fp = fopen(*path, "r")))
+		if (!(fp = open_spec(*path, &why)))
 			fail(r, it->pos, "import \"%s\": cannot read %s: %s", s,
-			     *path, strerror(errno));
+			     *path, why);
 		return fp;
 	}
 	for (unsigned i = 0; i < r->opts->npack_dirs; i++) {
 		const char *dir = r->opts->pack_dirs[i];
 
 		*path = join(r, dir, arena_printf(r->a, "%s.inv", s));
-		if ((fp = fopen(*path, "r")))
+		if ((fp = open_spec(*path, &why)))
 			return fp;
 		if (errno != ENOENT && errno != ENOTDIR)
 			fail(r, it->pos, "import \"%s\": cannot read %s: %s", s,
-			     *path, strerror(errno));
+			     *path, why);
 		dirs = arena_printf(r->a, "%s%s%s", dirs, i ? ", " : "", dir);
 	}
 	fail(r, it->pos, "import \"%s\": no %s.inv in the pack path (%s)", s, s,
@@ -785,14 +819,15 @@ int spec_resolve_file(const char *spec_path, const struct object *o,
 		      const struct resolve_opts *opts, struct arena *a,
 		      struct diag *d, struct mon_set **out)
 {
-	FILE *fp = fopen(spec_path, "r");
+	const char *why;
+	FILE *fp = open_spec(spec_path, &why);
 	struct spec *s;
 	size_t len;
 	char *text;
 	int err;
 
 	if (!fp)
-		return diag_fail(d, spec_path, "cannot read: %s", strerror(errno));
+		return diag_fail(d, spec_path, "cannot read: %s", why);
 	text = slurp(a, fp, &len);
 	err = spec_parse(text, len, spec_path, a, d, &s);
 	return err ? err : spec_resolve(s, o, opts, a, d, out);
