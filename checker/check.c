@@ -249,6 +249,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	struct smt_prog *e = NULL;
 	struct smt *s = NULL;
 	double t0 = now();
+	uint64_t t1;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -263,11 +264,15 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 		r->verdict = CHECK_ERROR;
 		goto out;
 	}
+	r->stage_ns[STAGE_CFG] = p->ns_cfg;
+	r->stage_ns[STAGE_INSTRUMENT] = p->ns_hooks;
+	r->stage_ns[STAGE_SSA] = p->ns_lift - p->ns_cfg - p->ns_hooks;
 	add_notes(r, p->notes, p->nnotes);
 	if (p->unsupported) {
 		set_reason(r, CHECK_UNKNOWN, "not modelled: %s", p->unsupported);
 		goto out;
 	}
+	t1 = stats_now();
 	s = smt_new();
 	if (!s) {
 		set_reason(r, CHECK_ERROR, "internal error: no Z3 context");
@@ -279,6 +284,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 			   smt_error(s) ? smt_error(s) : strerror(-err));
 		goto out;
 	}
+	r->stage_ns[STAGE_ENCODE] = stats_now() - t1;
 	add_notes(r, e->notes, e->nnotes);
 	if (e->unsupported) {
 		set_reason(r, CHECK_UNKNOWN, "not modelled: %s", e->unsupported);
@@ -288,7 +294,9 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 		set_reason(r, CHECK_UNKNOWN, "timeout: --timeout=0 leaves the solver no time");
 		goto out;
 	}
+	t1 = stats_now();
 	solve(l, s, e, o, r);
+	r->stage_ns[STAGE_SOLVE] = stats_now() - t1;
 out:
 	smt_free(s);
 	r->seconds = now() - t0;

@@ -5,6 +5,7 @@
  * back edge that would make it bound+1 goes to an XN_UNWIND node.
  */
 #include "expand.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -108,7 +109,10 @@ static int get_cfg(struct expander *e, int f, const struct cfg **out)
 
 	if (!x->cfgs[f]) {
 		const struct obj_func *fn = &x->o->funcs[f];
+		uint64_t t0 = stats_now();
 		int err = cfg_build(x->o, f, x->insns[fn->sec], e->a, e->d, &x->cfgs[f]);
+
+		x->cfg_ns += stats_now() - t0;
 
 		if (err)
 			return err;

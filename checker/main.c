@@ -48,6 +48,7 @@ static void usage(FILE *out)
 	      "  --replay-kernel   also run each counterexample in the kernel with\n"
 	      "                    BPF_PROG_TEST_RUN (xdp and tc programs, needs bpf():\n"
 	      "                    root or CAP_BPF) and say whether it reproduces\n"
+	      "  --stats           print one line of stage times to stderr (docs/performance.md)\n"
 	      "  -I DIR, --pack-dir=DIR\n"
 	      "                    search DIR for `import \"NAME\"` before the built-in packs\n"
 	      "  --help            this text\n"
@@ -76,6 +77,8 @@ struct cli {
 	bool quiet;
 	const char *pack_dirs[MAX_PACK_DIRS + 2];
 	unsigned npack_dirs;
+	bool stats;
+	struct stats st;
 };
 
 static int parse_uint(const char *s, unsigned max, unsigned *out)
@@ -104,6 +107,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "replay-kernel", no_argument, NULL, 'k' },
 		{ "pack-dir", required_argument, NULL, 'I' },
+		{ "stats", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -164,6 +168,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 'k':
 			c->check.replay_kernel = true;
+			break;
+		case 'S':
+			c->stats = true;
 			break;
 		case 'I':
 			if (c->npack_dirs == MAX_PACK_DIRS) {
@@ -270,6 +277,7 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 		} else if (r[i].verdict == CHECK_UNKNOWN && code == 0) {
 			code = 3;
 		}
+		stats_add_check(&c->st, r[i].stage_ns, (uint64_t)(r[i].seconds * 1e9));
 		check_result_free(&r[i]);
 	}
 	free(r);
@@ -284,6 +292,7 @@ int main(int argc, char **argv)
 	struct arena *a;
 	int *progs, n, err;
 
+	c.st.start = stats_now();
 	if (parse_args(argc, argv, &c))
 		return EXIT_USAGE;
 	a = arena_new();
@@ -304,11 +313,15 @@ int main(int argc, char **argv)
 	} else {
 		err = run_checks(&c, &l, c.program ? progs : NULL, n, a, &d);
 	}
+	if (c.stats)
+		stats_loaded(&c.st, &l);
 	check_unload(&l);
 	arena_free(a);
 	if (fflush(stdout) != 0 && err >= 0) {
 		fprintf(stderr, "bpf-invcheck: error: writing the output failed\n");
 		return EXIT_USAGE;
 	}
+	if (c.stats)
+		stats_write(&c.st, stderr);
 	return err < 0 ? EXIT_USAGE : err;
 }

@@ -9,6 +9,7 @@
  * r10 plus constants (tracked per value).
  */
 #include "ssa_priv.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -474,6 +475,7 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	struct lifter l = { .a = a };
 	struct ssa_prog *p = arena_alloc(a, sizeof(*p));
 	struct ssa_insn *undef;
+	uint64_t t0 = stats_now();
 	int err;
 
 	if (!opts)
@@ -504,6 +506,8 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	buf_free(&l.insns);
 	if (err)
 		return err;
+	p->ns_cfg = l.x->cfg_ns;
+	p->ns_lift = stats_now() - t0;
 	*out = p;
 	return 0;
 }
