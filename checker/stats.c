@@ -2,6 +2,8 @@
 #include "stats.h"
 #include "pipeline.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -50,6 +52,39 @@ void stats_loaded(struct stats *s, const struct loaded *l)
 		s->insns += l->o->funcs[f].nslots;
 }
 
+static long status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	size_t n = strlen(key);
+	char line[256];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (kb < 0 && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			kb = strtol(line + n + 1, NULL, 10);
+	fclose(f);
+	return kb;
+}
+
+long stats_peak_rss_kb(void)
+{
+	struct rusage ru;
+	long kb = status_kb("VmHWM");
+
+	if (kb >= 0)
+		return kb;
+	return getrusage(RUSAGE_SELF, &ru) ? 0 : ru.ru_maxrss;
+}
+
+long stats_rss_kb(void)
+{
+	long kb = status_kb("VmRSS");
+
+	return kb >= 0 ? kb : stats_peak_rss_kb();
+}
+
 static double secs(uint64_t ns)
 {
 	return (double)ns / 1e9;
@@ -57,15 +92,12 @@ static double secs(uint64_t ns)
 
 void stats_write(const struct stats *s, FILE *out)
 {
-	struct rusage ru;
 	unsigned i;
 
-	if (getrusage(RUSAGE_SELF, &ru))
-		ru.ru_maxrss = 0;
 	fprintf(out, "bpf-invcheck-stats: insns=%llu checks=%u", (unsigned long long)s->insns,
 		s->checks);
 	for (i = 0; i < STAGE_N; i++)
 		fprintf(out, " %s=%.6f", stats_stage_name((enum stats_stage)i), secs(s->ns[i]));
 	fprintf(out, " total=%.6f max_check=%.6f peak_rss_kb=%ld\n", secs(stats_now() - s->start),
-		secs(s->max_check), ru.ru_maxrss);
+		secs(s->max_check), stats_peak_rss_kb());
 }

@@ -7,7 +7,7 @@
  * a bound's worst case). Times are CLOCK_MONOTONIC nanoseconds; with
  * --jobs > 1 the per-check stages add up the checks' times, not wall time.
  *
- * The line stats_write() prints (one line, to the FILE given, main uses
+ * The line stats_write() prints (peak_rss_kb: stats_peak_rss_kb()) (one line, to the FILE given, main uses
  * stderr) is the machine-readable format the benchmark reads:
  *   bpf-invcheck-stats: insns=N checks=K load=S decode=S cfg=S ssa=S
  *     instrument=S encode=S solve=S total=S max_check=S peak_rss_kb=N
@@ -36,6 +36,11 @@ uint64_t stats_now(void);
 const char *stats_stage_name(enum stats_stage s);
 /* Add a check's stage times (CHECK[STAGE_CFG..STAGE_SOLVE]) and its total. */
 void stats_add_check(struct stats *s, const uint64_t check[STAGE_N], uint64_t total);
+/* Peak and current resident set size of the process in KiB (Linux
+ * /proc/self/status VmHWM / VmRSS, which start afresh at exec, unlike
+ * getrusage's ru_maxrss; that is the fallback). */
+long stats_peak_rss_kb(void);
+long stats_rss_kb(void);
 /* Take the load and decode times and the instruction count from L. */
 struct loaded;
 void stats_loaded(struct stats *s, const struct loaded *l);
