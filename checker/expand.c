@@ -219,7 +219,7 @@ static uint32_t edge_target(struct expander *e, uint32_t ctx, int u, int v)
 	int l;
 
 	while (ctx_get(e, c)->kind == XCTX_LOOP &&
-	       !g->loops[ctx_get(e, c)->a].body[v])
+	       !cfg_loop_has(g, ctx_get(e, c)->a, v))
 		c = ctx_get(e, c)->parent;
 	l = g->header_of[v];
 	if (l >= 0) {
