@@ -124,6 +124,18 @@ static void merge_word(struct lifter *l, struct state **in, uint32_t n,
 	*(uint32_t *)((char *)l->st + off) = phi->id;
 }
 
+/* Do the incoming states disagree on the word at OFF? (Checked before a
+ * phi's variable name is formatted: most words agree at most joins.) */
+static bool differs(struct state **in, uint32_t n, size_t off)
+{
+	uint32_t v0 = *(uint32_t *)((char *)in[0] + off), i;
+
+	for (i = 1; i < n; i++)
+		if (*(uint32_t *)((char *)in[i] + off) != v0)
+			return true;
+	return false;
+}
+
 /* Merge the incoming states into l->st: an entry on which they disagree
  * becomes a phi. All incoming states have the same frames (the same
  * context). */
@@ -154,11 +166,15 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 		uint32_t id = in[0]->fr[i].id;
 
 		for (r = 0; r < 5; r++) {
+			if (!differs(in, n, base + offsetof(struct fstate, saved[r])))
+				continue;
 			snprintf(name, sizeof(name), "frame%u caller's %s", id, rn[6 + r]);
 			merge_word(l, in, n, base + offsetof(struct fstate, saved[r]),
 				   arena_strdup(l->a, name));
 		}
 		for (s = 0; s < SSA_SLOTS; s++) {
+			if (!differs(in, n, base + offsetof(struct fstate, slots[s])))
+				continue;
 			snprintf(name, sizeof(name), "fp%u%d", id, (int)(s * 8) - ISA_STACK_SIZE);
 			merge_word(l, in, n, base + offsetof(struct fstate, slots[s]),
 				   arena_strdup(l->a, name));
