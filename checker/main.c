@@ -3,6 +3,7 @@
  * Exit codes: 0 success (every invariant holds), 1 a violation, 3 unknown,
  * 2 usage, input or internal error.
  */
+#include "cache.h"
 #include "checker.h"
 #include "instrument.h"
 #include "pipeline.h"
@@ -48,6 +49,8 @@ static void usage(FILE *out)
 	      "  --replay-kernel   also run each counterexample in the kernel with\n"
 	      "                    BPF_PROG_TEST_RUN (xdp and tc programs, needs bpf():\n"
 	      "                    root or CAP_BPF) and say whether it reproduces\n"
+	      "  --cache=DIR       reuse the report of an identical earlier run (same\n"
+	      "                    object bytes, spec files, options and checker) from DIR\n"
 	      "  --stats           print one line of stage times to stderr (docs/performance.md)\n"
 	      "  -I DIR, --pack-dir=DIR\n"
 	      "                    search DIR for `import \"NAME\"` before the built-in packs\n"
@@ -79,6 +82,9 @@ struct cli {
 	unsigned npack_dirs;
 	bool stats;
 	struct stats st;
+	const char *cache_dir;
+	struct cache cache;
+	bool cached;              /* cache_begin succeeded: look up and store */
 };
 
 static int parse_uint(const char *s, unsigned max, unsigned *out)
@@ -108,6 +114,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "replay-kernel", no_argument, NULL, 'k' },
 		{ "pack-dir", required_argument, NULL, 'I' },
 		{ "stats", no_argument, NULL, 'S' },
+		{ "cache", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -171,6 +178,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 'S':
 			c->stats = true;
+			break;
+		case 'C':
+			c->cache_dir = optarg;
 			break;
 		case 'I':
 			if (c->npack_dirs == MAX_PACK_DIRS) {
@@ -250,13 +260,29 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	struct resolve_opts ro = { .pack_dirs = c->pack_dirs, .progs = progs, .nprogs = nprogs };
 	struct check_result *r;
 	struct mon_set *set;
+	FILE *out = stdout;
+	char *buf = NULL;
+	size_t len = 0;
+	bool store;
 	int code = 0;
 	unsigned i;
 
 	c->pack_dirs[c->npack_dirs++] = INVCHECK_PACK_DIR;
 	ro.npack_dirs = c->npack_dirs;
+	if (c->cached) {
+		ro.on_text = cache_text;
+		ro.text_arg = &c->cache;
+	}
 	if (spec_resolve_file(c->spec, l->o, &ro, a, d, &set))
 		return -1;
+	if (c->cached) {
+		cache_finish(&c->cache);
+		if (cache_lookup(&c->cache, stdout, &code))
+			return code;
+		out = open_memstream(&buf, &len);
+		if (!out)
+			abort();
+	}
 	c->check.loop_bound = c->ssa.loop_bound;
 	/* kernel.c prints nothing: libbpf's messages (global) are silenced
 	 * once here, before any check (and thread) runs */
@@ -266,7 +292,8 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	if (!r)
 		abort();
 	check_run_all(l, set, &c->check, r);
-	report_write(l, set, r, c->format, c->quiet, stdout);
+	report_write(l, set, r, c->format, c->quiet, out);
+	store = c->cached && cache_storable(r, set->n);
 	for (i = 0; i < set->n; i++) {
 		if (r[i].verdict == CHECK_ERROR) {
 			fprintf(stderr, "bpf-invcheck: internal error in %s: %s\n", set->checks[i].name,
@@ -281,6 +308,14 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 		check_result_free(&r[i]);
 	}
 	free(r);
+	if (c->cached) {
+		fclose(out);
+		fwrite(buf, 1, len, stdout);
+		if (store && code != EXIT_USAGE && (i = (unsigned)-cache_store(&c->cache, buf, len, code)))
+			fprintf(stderr, "bpf-invcheck: warning: %s: cannot store the result: %s\n",
+				c->cache_dir, strerror((int)i));
+		free(buf);
+	}
 	return code;
 }
 
@@ -291,9 +326,20 @@ int main(int argc, char **argv)
 	struct loaded l;
 	struct arena *a;
 	int *progs, n, err;
+	char **args = malloc(sizeof(char *) * ((size_t)argc + 1));
 
 	c.st.start = stats_now();
-	if (parse_args(argc, argv, &c))
+	if (!args)
+		abort();
+	memcpy(args, argv, sizeof(char *) * ((size_t)argc + 1));
+	err = parse_args(argc, argv, &c);
+	if (!err && c.cache_dir && c.dump < 0) {
+		err = cache_open(&c.cache, c.cache_dir, &d);
+		/* an unreadable object: check_load says why */
+		c.cached = !err && cache_begin(&c.cache, argc, args, c.object) == 0;
+	}
+	free(args);
+	if (err)
 		return EXIT_USAGE;
 	a = arena_new();
 	err = check_load(c.object, a, &d, &l);

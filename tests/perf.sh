@@ -39,5 +39,88 @@ rc=$?
 [ "$rc" -eq 0 ] && grep -q "$stats_re" "$tmp/err" || fail "--stats run: exit $rc: $(cat "$tmp/err")"
 grep -q " encode=0.000000 \| solve=0.000000 " "$tmp/err" && fail "--stats: no encode/solve time: $(cat "$tmp/err")"
 
+# --cache DIR
+# run NAME ARGS...: stdout to $tmp/NAME, exit code to $tmp/NAME.rc, the
+# --stats line's check count to $tmp/NAME.checks (0: the cache answered)
+run() {
+	name=$1
+	shift
+	"$bin" --stats "$@" >"$tmp/$name" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.rc"
+	sed -n 's/^bpf-invcheck-stats: .* checks=\([0-9]*\) .*/\1/p' "$tmp/$name.err" >"$tmp/$name.checks"
+}
+# same A B: identical stdout and exit code
+same() {
+	cmp -s "$tmp/$1" "$tmp/$2" && cmp -s "$tmp/$1.rc" "$tmp/$2.rc"
+}
+checks() {
+	cat "$tmp/$1.checks"
+}
+entries() {
+	ls "$tmp/cache" | wc -l
+}
+c="$tmp/cache"
+mkdir "$tmp/packs"
+cp "$src/invariants/xdp.inv" "$tmp/packs/xdp.inv"
+cp "$src/examples/xdp_fw.inv" "$tmp/fw.inv"
+cp "$ex/xdp_fw_bug.bpf.o" "$tmp/prog.o"
+# a miss runs every check and stores the run; a hit is byte-identical
+n=$((n + 1))
+run plain -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+run miss --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+run hit --cache="$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+[ "$(cat "$tmp/miss.rc")" -eq 1 ] || fail "cache miss: exit $(cat "$tmp/miss.rc"), expected 1"
+same plain miss || fail "--cache changes the output of a miss"
+same miss hit || fail "cache hit: output or exit code differ"
+[ "$(checks miss)" = 5 ] && [ "$(checks hit)" = 0 ] || fail "cache: checks run: miss $(checks miss), hit $(checks hit) (expected 5, 0)"
+[ "$(entries)" -eq 1 ] || fail "cache: $(entries) entries after one run, expected 1"
+# the program changes: a miss (another object, same path)
+n=$((n + 1))
+cp "$ex/xdp_fw.bpf.o" "$tmp/prog.o"
+run prog --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+[ "$(checks prog)" = 5 ] && [ "$(cat "$tmp/prog.rc")" -eq 0 ] || fail "cache: changed program: checks $(checks prog), exit $(cat "$tmp/prog.rc") (expected 5, 0)"
+# the spec changes (a comment): a miss
+n=$((n + 1))
+echo "# changed" >>"$tmp/fw.inv"
+run spec --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+[ "$(checks spec)" = 5 ] || fail "cache: changed spec: $(checks spec) checks run, expected 5"
+# an imported pack changes: a miss; unchanged again: a hit
+n=$((n + 1))
+echo "# changed" >>"$tmp/packs/xdp.inv"
+run pack --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+run pack2 --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+[ "$(checks pack)" = 5 ] && [ "$(checks pack2)" = 0 ] && same pack pack2 ||
+	fail "cache: changed pack: checks $(checks pack) then $(checks pack2) (expected 5, 0)"
+# an option changes: a miss
+n=$((n + 1))
+run opt --cache "$c" --loop-bound=32 -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+[ "$(checks opt)" = 5 ] || fail "cache: changed --loop-bound: $(checks opt) checks run, expected 5"
+# unknown for lack of time is never stored: two misses
+n=$((n + 1))
+before=$(entries)
+run t0 --cache "$c" --timeout=0 "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+run t0b --cache "$c" --timeout=0 "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+[ "$(checks t0b)" = 5 ] && [ "$(entries)" -eq "$before" ] && [ "$(cat "$tmp/t0b.rc")" -eq 3 ] ||
+	fail "cache: a timeout's unknown was stored ($(entries) entries, $before before; checks $(checks t0b))"
+# a damaged entry is a miss, and is replaced
+n=$((n + 1))
+for e in "$c"/*; do printf 'bpf-invcheck-cache 1\nexit 0\nbytes 99\nshort' >"$e"; done
+run dmg --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+run dmg2 --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+[ "$(checks dmg)" = 5 ] && [ "$(checks dmg2)" = 0 ] && same dmg dmg2 && same dmg pack2 ||
+	fail "cache: damaged entry: checks $(checks dmg) then $(checks dmg2) (expected 5, 0)"
+# bad cache directories: one message, exit 2
+n=$((n + 1))
+: >"$tmp/file"
+"$bin" --cache "$tmp/file" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(cat "$tmp/err")" = "$tmp/file: error: the cache is not a directory" ] ||
+	fail "--cache FILE: exit $rc: $(cat "$tmp/err")"
+n=$((n + 1))
+"$bin" --cache "$tmp/file/sub" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(cat "$tmp/err")" = "$tmp/file/sub: error: cannot create the cache directory: Not a directory" ] ||
+	fail "--cache FILE/sub: exit $rc: $(cat "$tmp/err")"
+
 echo "perf: $((n - fails)) passed, $fails failed"
 [ "$fails" -eq 0 ]
