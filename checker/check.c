@@ -1,4 +1,5 @@
 /* check.c - one check from monitor to verdict (contract in check.h). */
+#include "bound.h"
 #include "checker.h"
 #include "instrument.h"
 #include "smt.h"
@@ -68,17 +69,56 @@ static Z3_ast exceeds(struct smt *s, const struct smt_prog *e, const struct mon_
 	return acc;
 }
 
-/* An input that runs the worst case, replayed: shown only if the
- * interpreter exits after exactly that many instructions. */
-static void witness(const struct loaded *l, struct smt *s, const struct smt_prog *e,
-		    const struct check_opts *o, struct check_result *r)
+/* A counterexample (or a bound's worst-case input: WHAT is the formula
+ * the model satisfies) with a short packet reads better: try packets of at
+ * most 64, 128, ... bytes first (a few more queries; the first model
+ * found is kept when none of these is possible or the solver gives up). */
+static void shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast what,
+			   const struct check_opts *o, struct smt_result *q)
 {
-	struct smt_result q;
+	static const uint64_t lens[] = { 64, 128, 256, 1514 };
+	Z3_context z = smt_ctx(s);
+	struct smt_result t;
+	unsigned i;
+
+	if (!e->mem_init.data || !e->mem_init.end)
+		return;
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		Z3_ast len = Z3_mk_bvsub(z, e->mem_init.end, e->mem_init.data);
+		Z3_ast c = smt_and(s, what, Z3_mk_bvule(z, len, smt_bv64(s, lens[i])));
+
+		smt_prove(s, smt_not(s, c), o->timeout_ms, &t);
+		if (t.verdict == SMT_VIOLATED) {
+			smt_release(s, q);
+			*q = t;
+			return;
+		}
+		smt_release(s, &t);
+		if (t.verdict == SMT_UNKNOWN)
+			return;
+	}
+}
+
+/* An input that runs the worst case, replayed: shown only if the
+ * interpreter exits after exactly that many instructions. Q: the query
+ * "some exit has more than worst - 1" if already proved (its model is
+ * used and released), else NULL. Short packets are preferred. */
+static void witness(const struct loaded *l, struct smt *s, const struct smt_prog *e,
+		    const struct check_opts *o, struct check_result *r, struct smt_result *q)
+{
+	struct smt_result own;
 	char why[256];
 
-	smt_prove(s, smt_not(s, exceeds(s, e, r->c, r->worst - 1)), o->timeout_ms, &q);
-	if (q.verdict == SMT_VIOLATED &&
-	    cex_extract(s, e, q.model, r->c, (int)r->c->bound_site, r->arena, &r->witness,
+	Z3_ast what = exceeds(s, e, r->c, r->worst - 1);
+
+	if (!q) {
+		q = &own;
+		smt_prove(s, smt_not(s, what), o->timeout_ms, q);
+	}
+	if (q->verdict == SMT_VIOLATED)
+		shorter_packet(s, e, what, o, q);
+	if (q->verdict == SMT_VIOLATED &&
+	    cex_extract(s, e, q->model, r->c, (int)r->c->bound_site, r->arena, &r->witness,
 			why, sizeof(why)) == 0 &&
 	    (replay_run(l, r->c, r->witness, &r->wreplay) < 0 ||
 	     r->wreplay.outcome != REPLAY_EXITED || r->wreplay.steps != r->worst)) {
@@ -87,17 +127,52 @@ static void witness(const struct loaded *l, struct smt *s, const struct smt_prog
 			   " instructions) replays as: %s", r->worst, r->wreplay.msg);
 		r->witness = NULL;
 	}
-	smt_release(s, &q);
+	smt_release(s, q);
 }
 
-/* The most instructions any run executes: bisection on "some exit has more
- * than M" (at most 32 queries; gives up on unknown). */
+/* No run is longer than the DAG's longest path (bound.h): if that path's
+ * length is below HI, a run that long settles the worst case in one query
+ * (true: done, the witness from its model). Else *HI becomes the
+ * maximum - 1 when no run is that long; false with *GAVE_UP when the
+ * solver gave up. */
+static bool longest_path(const struct loaded *l, struct smt *s, const struct smt_prog *e,
+			 const struct check_opts *o, struct check_result *r, uint64_t *hi,
+			 bool *gave_up)
+{
+	struct smt_result q;
+	uint64_t top;
+
+	*gave_up = false;
+	if (!bound_static_max(e->p, r->c->bound_site, &top) || top >= *hi || top == 0)
+		return false;
+	smt_prove(s, smt_not(s, exceeds(s, e, r->c, top - 1)), o->timeout_ms, &q);
+	if (q.verdict != SMT_VIOLATED) {
+		smt_release(s, &q);
+		*gave_up = q.verdict == SMT_UNKNOWN;
+		*hi = top - 1;
+		return false;
+	}
+	r->has_worst = true;
+	r->worst = top;
+	if (r->verdict == CHECK_HOLDS)
+		witness(l, s, e, o, r, &q);
+	else
+		smt_release(s, &q);
+	return true;
+}
+
+/* The most instructions any run executes: the longest path first, then
+ * bisection on "some exit has more than M" (at most 32 queries; gives up
+ * on unknown). */
 static void worst_case(const struct loaded *l, struct smt *s, const struct smt_prog *e,
 		       const struct check_opts *o, struct check_result *r)
 {
 	uint64_t lo = 0, hi = r->verdict == CHECK_HOLDS ? r->c->bound : 0xffffffffull, mid;
 	struct smt_result q;
+	bool gave_up;
 
+	if (longest_path(l, s, e, o, r, &hi, &gave_up) || gave_up)
+		return;
 	smt_prove(s, smt_not(s, exceeds(s, e, r->c, 0)), o->timeout_ms, &q);
 	smt_release(s, &q);
 	if (q.verdict != SMT_HOLDS && q.verdict != SMT_VIOLATED)
@@ -117,7 +192,7 @@ static void worst_case(const struct loaded *l, struct smt *s, const struct smt_p
 	r->has_worst = true;
 	r->worst = lo;
 	if (r->verdict == CHECK_HOLDS && lo > 0)
-		witness(l, s, e, o, r);
+		witness(l, s, e, o, r, NULL);
 }
 
 /* The replay must end at the same failing assert (for the bound: the
@@ -165,44 +240,21 @@ static void violated(const struct loaded *l, struct smt *s, const struct smt_pro
 	}
 }
 
-/* A counterexample with a short packet reads better: try packets of at
- * most 64, 128, ... bytes first (a few more queries; the first model
- * found is kept when none of these is possible or the solver gives up). */
-static void shorter_packet(struct smt *s, const struct smt_prog *e,
-			   const struct check_opts *o, struct smt_result *q)
-{
-	static const uint64_t lens[] = { 64, 128, 256, 1514 };
-	Z3_context z = smt_ctx(s);
-	struct smt_result t;
-	unsigned i;
-
-	if (!e->mem_init.data || !e->mem_init.end)
-		return;
-	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
-		Z3_ast len = Z3_mk_bvsub(z, e->mem_init.end, e->mem_init.data);
-		Z3_ast c = smt_and(s, e->violated, Z3_mk_bvule(z, len, smt_bv64(s, lens[i])));
-
-		smt_prove(s, smt_not(s, c), o->timeout_ms, &t);
-		if (t.verdict == SMT_VIOLATED) {
-			smt_release(s, q);
-			*q = t;
-			return;
-		}
-		smt_release(s, &t);
-		if (t.verdict == SMT_UNKNOWN)
-			return;
-	}
-}
-
 static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *e,
 		  const struct check_opts *o, struct check_result *r)
 {
 	struct smt_result q;
+	uint64_t top;
 
-	smt_prove(s, smt_not(s, e->violated), o->timeout_ms, &q);
+	/* the bound is the only assert and no path is longer (bound.h) */
+	if (r->c->has_bound && r->c->nasserts == 1 &&
+	    bound_static_max(e->p, r->c->bound_site, &top) && top <= r->c->bound)
+		q.verdict = SMT_HOLDS;
+	else
+		smt_prove(s, smt_not(s, e->violated), o->timeout_ms, &q);
 	switch (q.verdict) {
 	case SMT_VIOLATED:
-		shorter_packet(s, e, o, &q);
+		shorter_packet(s, e, e->violated, o, &q);
 		violated(l, s, e, q.model, o, r);
 		smt_release(s, &q);
 		break;
