@@ -166,7 +166,7 @@ def report(ex, gen, exps, tg, sizes):
     L.append('')
     L.append('| example | insns | checks | verdicts | ' + ' | '.join(STAGES) +
              ' | total | wall | slowest check | kernel | ratio |')
-    L.append('|' + '---|' * (len(STAGES) + 10))
+    L.append('|' + '---|' * (len(STAGES) + 9))
     for e in ex:
         kern = fmt(e['kernel']) if e['kernel'] is not None else e['kernel_state']
         L.append('| %s | %d | %d | %s | %s | %s | %s | %s (%.2f s) | %s | %s |' % (
@@ -233,13 +233,13 @@ def plot(path_png, ex, gen, out):
                                          '%.6f' % e['kernel'] if e['kernel'] else 'NaN', e['name']))
     series.append("'%s' u 1:2 w p pt 7 ps 1.5 t 'examples: checker (process)'" % f.name)
     series.append("'%s' u 1:3 w p pt 5 ps 1.2 t 'examples: kernel load'" % f.name)
-    series.append("'%s' u 1:2:4 w labels offset 1,0.5 font ',8' notitle" % f.name)
+    series.append("'%s' u 1:2:4 w labels noenhanced offset 0,0.8 font ',8' notitle" % f.name)
     script = "\n".join([
         "set terminal png size 1000,700",
         "set output '%s'" % path_png,
         "set logscale xy", "set grid",
         "set xlabel 'instructions'", "set ylabel 'seconds'",
-        "set key top left",
+        "set key bottom right noenhanced",
         "set title 'bpf-invcheck vs the kernel verifier: time vs instruction count'",
         "plot " + ", ".join(series)])
     subprocess.run(['gnuplot'], input=script, text=True, check=True)

@@ -5,7 +5,8 @@
  * BPF_PROG_LOAD of every program: the verifier), then close; REPS times
  * (default 5). Prints one line:
  *   kload: ok median=S min=S reps=N
- *   kload: refused: ERROR                (exit 1: the kernel rejects it)
+ *   kload: refused: ERROR (the verifier: ITS LAST LOG LINE)  (exit 1: the
+ *     kernel rejects it; the log comes from a second load with log level 1)
  *   kload: skipped: bpf() not available  (exit 77)
  */
 #include <bpf/bpf.h>
@@ -49,6 +50,36 @@ static bool bpf_works(void)
 	return true;
 }
 
+/* Why the kernel refused PATH: the load again with the verifier's log, its
+ * last line before the statistics ("verification time", "processed"). */
+static void refusal(const char *path, char *why, size_t len)
+{
+	size_t size = 64u << 20;
+	char *log = calloc(size, 1), *line, *save, *last = NULL;
+	LIBBPF_OPTS(bpf_object_open_opts, oo, .kernel_log_buf = log, .kernel_log_size = size,
+		    .kernel_log_level = 1);
+	struct bpf_object *o;
+
+	*why = 0;
+	if (!log)
+		return;
+	o = bpf_object__open_file(path, &oo);
+	if (o) {
+		bpf_object__load(o);
+		bpf_object__close(o);
+	}
+	for (line = strtok_r(log, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "verification time", 17) || !strncmp(line, "processed ", 10))
+			break;
+		if (line[0] != ' ' && line[0] != '\t')
+			last = line;
+	}
+	/* only a log that reached the verifier's statistics names its reason */
+	if (last && line)
+		snprintf(why, len, " (the verifier: %s)", last);
+	free(log);
+}
+
 static int cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -87,7 +118,10 @@ int main(int argc, char **argv)
 		t[i] = now() - t0;
 		bpf_object__close(o);
 		if (err) {
-			printf("kload: refused: %s\n", strerror(-err));
+			char why[512];
+
+			refusal(argv[1], why, sizeof(why));
+			printf("kload: refused: %s%s\n", strerror(-err), why);
 			free(t);
 			return 1;
 		}
