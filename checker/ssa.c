@@ -202,6 +202,7 @@ static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id)
 	l->frame = (uint16_t)c->frame;
 	l->slot = l->g->blocks[n->block].first;
 	l->insns.len = 0;
+	l->merge_end = 0;
 	b->first_slot = l->g->blocks[n->block].first;
 	b->last_slot = l->g->blocks[n->block].last;
 }
@@ -218,11 +219,12 @@ static void set_branch(struct lifter *l, const struct insn *in)
 }
 
 /* Phis were created after the constants the incoming edges needed: move
- * them to the front, keeping both groups in order. */
+ * them to the front, keeping both groups in order (only the instructions
+ * made before the merge ended can be phis). */
 static void place_phis_first(struct lifter *l)
 {
 	struct ssa_insn **v = l->insns.data, **tmp;
-	size_t n = l->insns.len, i, k = 0;
+	size_t n = l->merge_end, i, k = 0;
 
 	if (!n)
 		return;
@@ -460,6 +462,7 @@ static int lift_graph(struct lifter *l)
 		}
 		if (n->npreds)
 			merge(l, ins, n->npreds);
+		l->merge_end = l->insns.len;
 		for (i = 0; i < n->npreds; i++)
 			free(ins[i]);
 		lift_node(l, n);
