@@ -17,6 +17,13 @@
 
 /* ---- states and joins -------------------------------------------------- */
 
+/* Copy SRC's live part: frames at or above the depth are never read (a
+ * push initialises every field of its frame). */
+static void state_copy(struct state *dst, const struct state *src)
+{
+	memcpy(dst, src, offsetof(struct state, fr) + sizeof(struct fstate) * src->depth);
+}
+
 /* Carry state S along edge E into the block being built (constants and the
  * new frame's r10 are emitted there). */
 static void apply_edge(struct lifter *l, struct state *s, const struct xedge *e)
@@ -148,7 +155,7 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 	};
 	char name[48];
 
-	memcpy(l->st, in[0], sizeof(struct state));
+	state_copy(l->st, in[0]);
 	for (r = 0; r < ISA_NREGS; r++)
 		merge_word(l, in, n, offsetof(struct state, regs[r]), rn[r]);
 	if (l->hooks) {
@@ -452,7 +459,7 @@ static int lift_graph(struct lifter *l)
 			const struct pedge *p = &((struct pedge *)pe[ni].data)[i];
 
 			ins[i] = state_new();
-			*ins[i] = *out[p->src];
+			state_copy(ins[i], out[p->src]);
 			apply_edge(l, ins[i], p->e);
 			l->blk->preds[i] = x->nodes[p->src].topo;
 			if (--left[p->src] == 0) {
