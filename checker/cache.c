@@ -118,8 +118,9 @@ void cache_finish(struct cache *c)
 
 int cache_lookup(const struct cache *c, FILE *out, int *code)
 {
-	char path[4096], line[64];
+	char path[4096], line[64], l2[64], l3[64];
 	unsigned long long len;
+	char end;
 	int hit = 0;
 	char *data;
 	FILE *f;
@@ -128,8 +129,11 @@ int cache_lookup(const struct cache *c, FILE *out, int *code)
 	f = fopen(path, "rb");
 	if (!f)
 		return 0;
+	/* line by line: the stored output may start with white space */
 	if (!fgets(line, sizeof(line), f) || strcmp(line, MAGIC) ||
-	    fscanf(f, "exit %d\nbytes %llu\n", code, &len) != 2 || len > (1ull << 32)) {
+	    !fgets(l2, sizeof(l2), f) || sscanf(l2, "exit %d%c", code, &end) != 2 || end != '\n' ||
+	    !fgets(l3, sizeof(l3), f) || sscanf(l3, "bytes %llu%c", &len, &end) != 2 ||
+	    end != '\n' || len > (1ull << 32)) {
 		fclose(f);
 		return 0;
 	}
