@@ -11,6 +11,9 @@
  * "bytes N\n", then the N bytes of stdout, written to a temporary file and
  * renamed, so a reader sees a whole entry or none.
  *
+ * With --replay-kernel (the running kernel answers) and with --dump the
+ * cache is not used (main.c); the directory is checked all the same.
+ *
  * Only runs whose verdicts do not depend on the machine are stored: not
  * when a check ended in an internal error, nor when any verdict is unknown
  * because the solver gave up or ran out of time (cache_storable); such a

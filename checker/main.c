@@ -333,10 +333,12 @@ int main(int argc, char **argv)
 		abort();
 	memcpy(args, argv, sizeof(char *) * ((size_t)argc + 1));
 	err = parse_args(argc, argv, &c);
-	if (!err && c.cache_dir && c.dump < 0) {
+	if (!err && c.cache_dir) {
 		err = cache_open(&c.cache, c.cache_dir, &d);
-		/* an unreadable object: check_load says why */
-		c.cached = !err && cache_begin(&c.cache, argc, args, c.object) == 0;
+		/* not for dumps, nor --replay-kernel (the running kernel answers);
+		 * an unreadable object: check_load says why */
+		c.cached = !err && c.dump < 0 && !c.check.replay_kernel &&
+			   cache_begin(&c.cache, argc, args, c.object) == 0;
 	}
 	free(args);
 	if (err)

@@ -109,6 +109,13 @@ run dmg --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
 run dmg2 --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
 [ "$(checks dmg)" = 5 ] && [ "$(checks dmg2)" = 0 ] && same dmg dmg2 && same dmg pack2 ||
 	fail "cache: damaged entry: checks $(checks dmg) then $(checks dmg2) (expected 5, 0)"
+# --replay-kernel: the kernel answers, so the cache is not used
+n=$((n + 1))
+before=$(entries)
+run rk --cache "$c" --replay-kernel "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
+run rk2 --cache "$c" --replay-kernel "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
+[ "$(checks rk2)" = 5 ] && [ "$(entries)" -eq "$before" ] ||
+	fail "cache: --replay-kernel was cached ($(entries) entries, $before before; checks $(checks rk2))"
 # bad cache directories: one message, exit 2
 n=$((n + 1))
 : >"$tmp/file"
