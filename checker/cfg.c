@@ -252,16 +252,53 @@ static void dominators(struct cfg *g, const int *post, int n)
 	g->blocks[0].idom = -1;
 }
 
+/* Number the dominator tree in DFS pre- and post-order (children by a
+ * counting sort on idom), so that dominance is two comparisons. */
+static void dom_intervals(struct cfg *g)
+{
+	int n = g->nblocks, i, sp = 0;
+	int *cnt = calloc((size_t)n + 1, sizeof(int)), *kid = calloc((size_t)n + 1, sizeof(int));
+	int *stack = calloc((size_t)n + 1, sizeof(int)), *next = calloc((size_t)n + 1, sizeof(int));
+	uint32_t clock = 0;
+
+	if (!cnt || !kid || !stack || !next)
+		abort();
+	for (i = 1; i < n; i++)
+		if (g->blocks[i].reachable && g->blocks[i].idom >= 0)
+			cnt[g->blocks[i].idom + 1]++;
+	for (i = 0; i < n; i++)
+		cnt[i + 1] += cnt[i];
+	memcpy(next, cnt, sizeof(int) * (size_t)n);
+	for (i = 1; i < n; i++)
+		if (g->blocks[i].reachable && g->blocks[i].idom >= 0)
+			kid[next[g->blocks[i].idom]++] = i;
+	memcpy(next, cnt, sizeof(int) * (size_t)n);
+	stack[sp++] = 0;
+	g->blocks[0].dpre = clock++;
+	while (sp) {
+		int u = stack[sp - 1];
+
+		if (next[u] < cnt[u + 1]) {
+			int v = kid[next[u]++];
+
+			g->blocks[v].dpre = clock++;
+			stack[sp++] = v;
+		} else {
+			g->blocks[u].dpost = clock++;
+			sp--;
+		}
+	}
+	free(cnt);
+	free(kid);
+	free(stack);
+	free(next);
+}
+
 bool cfg_dominates(const struct cfg *g, int a, int b)
 {
-	if (!g->blocks[b].reachable)
-		return false;
-	while (b >= 0) {
-		if (a == b)
-			return true;
-		b = g->blocks[b].idom;
-	}
-	return false;
+	const struct cfg_block *x = &g->blocks[a], *y = &g->blocks[b];
+
+	return x->reachable && y->reachable && x->dpre <= y->dpre && y->dpost <= x->dpost;
 }
 
 bool cfg_is_back_edge(const struct cfg *g, int u, int v)
@@ -269,67 +306,113 @@ bool cfg_is_back_edge(const struct cfg *g, int u, int v)
 	return g->blocks[u].reachable && cfg_dominates(g, v, u);
 }
 
-static int loop_of_header(const struct cfg *g, int h)
+bool cfg_loop_has(const struct cfg *g, int l, int b)
 {
-	int i;
+	int k = g->blocks[b].loop;
 
-	for (i = 0; i < g->nloops; i++)
-		if (g->loops[i].header == h)
-			return i;
-	return -1;
+	while (k >= 0 && g->loops[k].depth > g->loops[l].depth)
+		k = g->loops[k].parent;
+	return k == l;
 }
 
-/* Body of the loop at header H: H plus every block reaching latch L without
- * passing H. */
-static void add_latch(struct cfg *g, struct arena *a, struct cfg_loop *lp, int l)
+/* Body of loop LP: its header plus every reachable block reaching a latch
+ * without passing the header. MARK (per block, zeroed) gets STAMP; WORK has
+ * room for every block. */
+static void loop_body(struct cfg *g, struct arena *a, struct cfg_loop *lp, int *mark,
+		      int stamp, int *work)
 {
-	int *work = malloc(sizeof(int) * (g->nblocks + 1));
-	int sp = 0, i;
-	int *nl = arena_new_array(a, int, lp->nlatches + 1);
+	int sp = 0, n = 0, i;
 
-	if (!work)
-		abort();
-	if (lp->nlatches)
-		memcpy(nl, lp->latches, sizeof(int) * lp->nlatches);
-	nl[lp->nlatches++] = l;
-	lp->latches = nl;
-	if (!lp->body[lp->header]) {
-		lp->body[lp->header] = 1;
-		lp->nblocks++;
-	}
-	if (!lp->body[l]) {
-		lp->body[l] = 1;
-		lp->nblocks++;
-		work[sp++] = l;
-	}
-	while (sp) {
-		struct cfg_block *bl = &g->blocks[work[--sp]];
+	work[n++] = lp->header;
+	mark[lp->header] = stamp;
+	for (i = 0; i < lp->nlatches; i++)
+		if (mark[lp->latches[i]] != stamp) {
+			mark[lp->latches[i]] = stamp;
+			work[n++] = lp->latches[i];
+		}
+	/* work[0..n) is the body so far; work[sp] the next block to expand */
+	for (sp = 1; sp < n; sp++) {
+		const struct cfg_block *bl = &g->blocks[work[sp]];
 
 		for (i = 0; i < bl->npreds; i++) {
 			int p = bl->preds[i];
 
-			if (!lp->body[p] && g->blocks[p].reachable) {
-				lp->body[p] = 1;
-				lp->nblocks++;
-				work[sp++] = p;
+			if (mark[p] != stamp && g->blocks[p].reachable) {
+				mark[p] = stamp;
+				work[n++] = p;
 			}
 		}
 	}
-	free(work);
+	lp->members = arena_new_array(a, int, n);
+	memcpy(lp->members, work, sizeof(int) * (size_t)n);
+	lp->nblocks = n;
+}
+
+static void add_latch(struct arena *a, struct cfg_loop *lp, int l)
+{
+	int *nl = arena_new_array(a, int, lp->nlatches + 1);
+
+	if (lp->nlatches)
+		memcpy(nl, lp->latches, sizeof(int) * lp->nlatches);
+	nl[lp->nlatches++] = l;
+	lp->latches = nl;
+}
+
+/* Nesting from the bodies, linear in their total size: a loop's parent is
+ * the smallest other loop holding its header, a block's loop the smallest
+ * loop holding it (natural loops with different headers nest or are
+ * disjoint, and a nested one is strictly smaller). */
+static void nest_loops(struct cfg *g)
+{
+	int i, j, *order = calloc((size_t)g->nloops + 1, sizeof(int)), *cnt;
+
+	cnt = calloc((size_t)g->nblocks + 2, sizeof(int));
+	if (!order || !cnt)
+		abort();
+	for (i = 0; i < g->nloops; i++) {
+		const struct cfg_loop *lp = &g->loops[i];
+
+		for (j = 0; j < lp->nblocks; j++) {
+			int m = lp->members[j], l = g->header_of[m], b = g->blocks[m].loop;
+
+			if (l >= 0 && l != i && g->loops[l].nblocks < lp->nblocks &&
+			    (g->loops[l].parent < 0 ||
+			     lp->nblocks < g->loops[g->loops[l].parent].nblocks))
+				g->loops[l].parent = i;
+			if (b < 0 || lp->nblocks < g->loops[b].nblocks)
+				g->blocks[m].loop = i;
+		}
+	}
+	/* depths, outer loops first: by size, largest first (counting sort) */
+	for (i = 0; i < g->nloops; i++)
+		cnt[g->nblocks - g->loops[i].nblocks + 1]++;
+	for (i = 0; i <= g->nblocks; i++)
+		cnt[i + 1] += cnt[i];
+	for (i = 0; i < g->nloops; i++)
+		order[cnt[g->nblocks - g->loops[i].nblocks]++] = i;
+	for (i = 0; i < g->nloops; i++) {
+		struct cfg_loop *lp = &g->loops[order[i]];
+
+		lp->depth = lp->parent < 0 ? 1 : g->loops[lp->parent].depth + 1;
+	}
+	free(order);
+	free(cnt);
 }
 
 static int find_loops(struct builder *b, const uint8_t *retreat)
 {
 	struct cfg *g = b->g;
-	int i, j, k;
+	int i, j, k, *mark, *work;
 
 	g->loops = arena_new_array(b->a, struct cfg_loop, g->nblocks);
+	g->header_of = arena_new_array(b->a, int, g->nblocks);
+	for (i = 0; i < g->nblocks; i++)
+		g->header_of[i] = -1;
 	for (i = 0; i < g->nblocks; i++) {
 		struct cfg_block *bl = &g->blocks[i];
 
 		for (j = 0; j < bl->nsucc; j++) {
 			int h = bl->succ[j];
-			struct cfg_loop *lp;
 
 			if (!retreat[i * 2 + j])
 				continue;
@@ -337,48 +420,24 @@ static int find_loops(struct builder *b, const uint8_t *retreat)
 				return diag_fail(b->d, b->path,
 						 "function '%s': insn %u: irreducible control flow (a cycle entered other than through its header)",
 						 b->f->name, bl->last);
-			k = loop_of_header(g, h);
+			k = g->header_of[h];
 			if (k < 0) {
-				k = g->nloops++;
-				lp = &g->loops[k];
-				lp->header = h;
-				lp->parent = -1;
-				lp->body = arena_alloc(b->a, g->nblocks);
+				k = g->header_of[h] = g->nloops++;
+				g->loops[k].header = h;
+				g->loops[k].parent = -1;
 			}
-			add_latch(g, b->a, &g->loops[k], i);
+			add_latch(b->a, &g->loops[k], i);
 		}
 	}
-	/* nesting: the parent is the smallest other loop containing the header */
-	for (i = 0; i < g->nloops; i++) {
-		struct cfg_loop *lp = &g->loops[i];
-
-		for (j = 0; j < g->nloops; j++) {
-			struct cfg_loop *q = &g->loops[j];
-
-			if (i == j || !q->body[lp->header] || q->nblocks <= lp->nblocks)
-				continue;
-			if (lp->parent < 0 || q->nblocks < g->loops[lp->parent].nblocks)
-				lp->parent = j;
-		}
-	}
-	for (i = 0; i < g->nloops; i++) {
-		int p;
-
-		g->loops[i].depth = 1;
-		for (p = g->loops[i].parent; p >= 0; p = g->loops[p].parent)
-			g->loops[i].depth++;
-	}
-	g->header_of = arena_new_array(b->a, int, g->nblocks);
-	for (i = 0; i < g->nblocks; i++)
-		g->header_of[i] = -1;
-	for (i = 0; i < g->nloops; i++)
-		g->header_of[g->loops[i].header] = i;
-	for (i = 0; i < g->nblocks; i++)
-		for (j = 0; j < g->nloops; j++)
-			if (g->loops[j].body[i] &&
-			    (g->blocks[i].loop < 0 ||
-			     g->loops[j].depth > g->loops[g->blocks[i].loop].depth))
-				g->blocks[i].loop = j;
+	mark = calloc((size_t)g->nblocks + 1, sizeof(int));
+	work = calloc((size_t)g->nblocks + 1, sizeof(int));
+	if (!mark || !work)
+		abort();
+	for (k = 0; k < g->nloops; k++)
+		loop_body(g, b->a, &g->loops[k], mark, k + 1, work);
+	free(mark);
+	free(work);
+	nest_loops(g);
 	return 0;
 }
 
@@ -411,6 +470,7 @@ int cfg_build(const struct object *o, int func, const struct insn *insns,
 			abort();
 		dfs_order(b.g, post, &npost, onstack, retreat);
 		dominators(b.g, post, npost);
+		dom_intervals(b.g);
 		err = find_loops(&b, retreat);
 	}
 	free(lead);
@@ -444,7 +504,9 @@ const char *cfg_verify(const struct cfg *g)
 			if (!found)
 				return "successor without the matching predecessor";
 		}
-		if (bl->reachable && i && (bl->idom < 0 || !cfg_dominates(g, bl->idom, i)))
+		if (bl->reachable && i && (bl->idom < 0 || !g->blocks[bl->idom].reachable ||
+					   g->blocks[bl->idom].dpre >= bl->dpre ||
+					   g->blocks[bl->idom].dpost <= bl->dpost))
 			return "reachable block without a dominating idom";
 		if (bl->loop >= 0 && !cfg_dominates(g, g->loops[bl->loop].header, i) &&
 		    bl->reachable)
@@ -456,8 +518,20 @@ const char *cfg_verify(const struct cfg *g)
 		for (j = 0; j < lp->nlatches; j++)
 			if (!cfg_is_back_edge(g, lp->latches[j], lp->header))
 				return "loop latch without a back edge";
-		if (lp->parent >= 0 && !g->loops[lp->parent].body[lp->header])
-			return "loop not inside its parent";
+		if (lp->nblocks < 1 || lp->members[0] != lp->header)
+			return "loop without its header";
+		for (j = 0; j < lp->nblocks; j++)
+			if (!cfg_dominates(g, lp->header, lp->members[j]) ||
+			    !cfg_loop_has(g, i, lp->members[j]))
+				return "loop member not dominated by the header or not in the loop";
+		if (lp->parent >= 0) {
+			const struct cfg_loop *q = &g->loops[lp->parent];
+
+			for (k = 0; k < q->nblocks && q->members[k] != lp->header; k++)
+				;
+			if (k == q->nblocks || q->nblocks <= lp->nblocks)
+				return "loop not inside its parent";
+		}
 	}
 	return NULL;
 }

@@ -38,6 +38,8 @@ struct cfg_block {
 	int loop;               /* innermost loop containing the block, or -1 */
 	bool reachable;
 	uint32_t rpo;           /* reverse post-order number (reachable blocks) */
+	uint32_t dpre, dpost;   /* pre/post order in the dominator tree: A
+	                         * dominates B iff A's interval holds B's */
 };
 
 struct cfg_loop {
@@ -46,7 +48,8 @@ struct cfg_loop {
 	int depth;              /* 1 for outermost */
 	int *latches;           /* blocks with a back edge to the header */
 	int nlatches;
-	uint8_t *body;          /* body[b] != 0 if block b is in the loop */
+	int *members;           /* the blocks of the loop, header first
+	                         * (membership: cfg_loop_has) */
 	int nblocks;
 };
 
@@ -71,6 +74,8 @@ int cfg_build(const struct object *o, int func, const struct insn *insns,
 const char *cfg_verify(const struct cfg *g);
 /* Does block A dominate block B? */
 bool cfg_dominates(const struct cfg *g, int a, int b);
+/* Is block B in loop L (L or a loop nested in it is B's innermost)? */
+bool cfg_loop_has(const struct cfg *g, int l, int b);
 /* Is U -> V a back edge (V a loop header dominating U)? */
 bool cfg_is_back_edge(const struct cfg *g, int u, int v);
 /* Graphviz DOT of the function: blocks with their instructions, edges

@@ -1,4 +1,5 @@
 /* check.c - one check from monitor to verdict (contract in check.h). */
+#include "bound.h"
 #include "checker.h"
 #include "instrument.h"
 #include "smt.h"
@@ -145,20 +146,25 @@ void check_shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast claim,
 }
 
 /* An input that runs the worst case, replayed: shown only if the
- * interpreter exits after exactly that many instructions. */
+ * interpreter exits after exactly that many instructions. Q: the query
+ * "some exit has more than worst - 1" if already proved (its model is
+ * used and released), else NULL. Short packets are preferred. */
 static void witness(const struct loaded *l, struct smt *s, const struct smt_prog *e,
-		    const struct check_opts *o, struct check_result *r)
+		    const struct check_opts *o, struct check_result *r, struct smt_result *q)
 {
-	struct smt_result q;
+	struct smt_result own;
 	char why[256];
 
 	Z3_ast bad = exceeds(s, e, r->c, r->worst - 1);
 
-	smt_prove(s, smt_not(s, bad), qtime(o), &q);
-	if (q.verdict == SMT_VIOLATED)
-		shorter_packet(s, e, bad, o, &q);
-	if (q.verdict == SMT_VIOLATED &&
-	    cex_extract(s, e, q.model, r->c, (int)r->c->bound_site, r->arena, &r->witness,
+	if (!q) {
+		q = &own;
+		smt_prove(s, smt_not(s, bad), qtime(o), q);
+	}
+	if (q->verdict == SMT_VIOLATED)
+		shorter_packet(s, e, bad, o, q);
+	if (q->verdict == SMT_VIOLATED &&
+	    cex_extract(s, e, q->model, r->c, (int)r->c->bound_site, r->arena, &r->witness,
 			why, sizeof(why)) == 0 &&
 	    (replay_run(l, r->c, r->witness, &r->wreplay) < 0 ||
 	     r->wreplay.outcome != REPLAY_EXITED || r->wreplay.steps != r->worst)) {
@@ -167,17 +173,52 @@ static void witness(const struct loaded *l, struct smt *s, const struct smt_prog
 			   " instructions) replays as: %s", r->worst, r->wreplay.msg);
 		r->witness = NULL;
 	}
-	smt_release(s, &q);
+	smt_release(s, q);
 }
 
-/* The most instructions any run executes: bisection on "some exit has more
- * than M" (at most 32 queries; gives up on unknown). */
+/* No run is longer than the DAG's longest path (bound.h): if that path's
+ * length is below HI, a run that long settles the worst case in one query
+ * (true: done, the witness from its model). Else *HI becomes the
+ * maximum - 1 when no run is that long; false with *GAVE_UP when the
+ * solver gave up. */
+static bool longest_path(const struct loaded *l, struct smt *s, const struct smt_prog *e,
+			 const struct check_opts *o, struct check_result *r, uint64_t *hi,
+			 bool *gave_up)
+{
+	struct smt_result q;
+	uint64_t top;
+
+	*gave_up = false;
+	if (!bound_static_max(e->p, r->c->bound_site, &top) || top >= *hi || top == 0)
+		return false;
+	smt_prove(s, smt_not(s, exceeds(s, e, r->c, top - 1)), qtime(o), &q);
+	if (q.verdict != SMT_VIOLATED) {
+		smt_release(s, &q);
+		*gave_up = q.verdict == SMT_UNKNOWN;
+		*hi = top - 1;
+		return false;
+	}
+	r->has_worst = true;
+	r->worst = top;
+	if (r->verdict == CHECK_HOLDS)
+		witness(l, s, e, o, r, &q);
+	else
+		smt_release(s, &q);
+	return true;
+}
+
+/* The most instructions any run executes: the longest path first, then
+ * bisection on "some exit has more than M" (at most 32 queries; gives up
+ * on unknown). */
 static void worst_case(const struct loaded *l, struct smt *s, const struct smt_prog *e,
 		       const struct check_opts *o, struct check_result *r)
 {
 	uint64_t lo = 0, hi = r->verdict == CHECK_HOLDS ? r->c->bound : 0xffffffffull, mid;
 	struct smt_result q;
+	bool gave_up;
 
+	if (longest_path(l, s, e, o, r, &hi, &gave_up) || gave_up)
+		return;
 	smt_prove(s, smt_not(s, exceeds(s, e, r->c, 0)), qtime(o), &q);
 	smt_release(s, &q);
 	if (q.verdict != SMT_HOLDS && q.verdict != SMT_VIOLATED)
@@ -197,7 +238,7 @@ static void worst_case(const struct loaded *l, struct smt *s, const struct smt_p
 	r->has_worst = true;
 	r->worst = lo;
 	if (r->verdict == CHECK_HOLDS && lo > 0)
-		witness(l, s, e, o, r);
+		witness(l, s, e, o, r, NULL);
 }
 
 /* The replay must end at the same failing assert (for the bound: the
@@ -251,8 +292,14 @@ static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *
 		  const struct check_opts *o, struct check_result *r)
 {
 	struct smt_result q;
+	uint64_t top;
 
-	smt_prove(s, smt_not(s, e->violated), qtime(o), &q);
+	/* the bound is the only assert and no path is longer (bound.h) */
+	if (r->c->has_bound && r->c->nasserts == 1 &&
+	    bound_static_max(e->p, r->c->bound_site, &top) && top <= r->c->bound)
+		q.verdict = SMT_HOLDS;
+	else
+		smt_prove(s, smt_not(s, e->violated), qtime(o), &q);
 	switch (q.verdict) {
 	case SMT_VIOLATED:
 		shorter_packet(s, e, e->violated, o, &q);
@@ -302,6 +349,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	struct smt_prog *e = NULL;
 	struct smt *s = NULL;
 	double t0 = check_clock();
+	uint64_t t1;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -321,6 +369,9 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 		r->verdict = CHECK_ERROR;
 		goto out;
 	}
+	r->stage_ns[STAGE_CFG] = p->ns_cfg;
+	r->stage_ns[STAGE_INSTRUMENT] = p->ns_hooks;
+	r->stage_ns[STAGE_SSA] = p->ns_lift - p->ns_cfg - p->ns_hooks;
 	add_notes(r, p->notes, p->nnotes);
 	if (c->note)
 		add_notes(r, &c->note, 1);
@@ -337,6 +388,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 		set_reason(r, CHECK_UNKNOWN, "not modelled: %s", p->unsupported);
 		goto out;
 	}
+	t1 = stats_now();
 	s = smt_new();
 	if (!s) {
 		set_reason(r, CHECK_ERROR, "internal error: no Z3 context");
@@ -349,6 +401,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 			   smt_error(s) ? smt_error(s) : strerror(-err));
 		goto out;
 	}
+	r->stage_ns[STAGE_ENCODE] = stats_now() - t1;
 	add_notes(r, e->notes, e->nnotes);
 	if (e->unsupported) {
 		set_reason(r, CHECK_UNKNOWN, "not modelled: %s", e->unsupported);
@@ -363,7 +416,9 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 			   o->deadline_s);
 		goto out;
 	}
+	t1 = stats_now();
 	solve(l, s, e, o, r);
+	r->stage_ns[STAGE_SOLVE] = stats_now() - t1;
 out:
 	smt_free(s);
 	r->seconds = check_clock() - t0;

@@ -25,6 +25,7 @@
 #include "pipeline.h"
 #include "replay.h"
 #include "smt.h"
+#include "stats.h"
 
 struct check_opts {
 	unsigned loop_bound;      /* 0: SSA_DEFAULT_LOOP_BOUND */
@@ -64,6 +65,7 @@ struct check_result {
 	const char **notes;       /* imprecision worth knowing */
 	unsigned nnotes;
 	double seconds;
+	uint64_t stage_ns[STAGE_N];   /* cfg .. solve of this check (stats.h) */
 	/* --replay-kernel */
 	bool kernel_tried;
 	bool kernel_reproduced;

@@ -5,6 +5,7 @@
  * back edge that would make it bound+1 goes to an XN_UNWIND node.
  */
 #include "expand.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -108,7 +109,10 @@ static int get_cfg(struct expander *e, int f, const struct cfg **out)
 
 	if (!x->cfgs[f]) {
 		const struct obj_func *fn = &x->o->funcs[f];
+		uint64_t t0 = stats_now();
 		int err = cfg_build(x->o, f, x->insns[fn->sec], e->a, e->d, &x->cfgs[f]);
+
+		x->cfg_ns += stats_now() - t0;
 
 		if (err)
 			return err;
@@ -215,7 +219,7 @@ static uint32_t edge_target(struct expander *e, uint32_t ctx, int u, int v)
 	int l;
 
 	while (ctx_get(e, c)->kind == XCTX_LOOP &&
-	       !g->loops[ctx_get(e, c)->a].body[v])
+	       !cfg_loop_has(g, ctx_get(e, c)->a, v))
 		c = ctx_get(e, c)->parent;
 	l = g->header_of[v];
 	if (l >= 0) {

@@ -72,6 +72,7 @@ struct xgraph {
 	struct ssa_frame *frames;
 	uint32_t nframes;
 	const char *unsupported;  /* first construct we cannot expand soundly */
+	uint64_t cfg_ns;          /* time in cfg_build (stats.h) */
 };
 
 int expand_program(const struct object *o, int func, struct insn **insns,

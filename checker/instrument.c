@@ -1,5 +1,6 @@
 /* instrument.c - monitors into the SSA IR (contract in instrument.h). */
 #include "instrument.h"
+#include "stats.h"
 
 #include <stddef.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ struct inst {
 	unsigned nctxf;
 	const char **ghost_names;
 	enum bpf_prog_type prog_type;
+	uint64_t ns;              /* time in the hooks (stats.h) */
 };
 
 bool instrument_pkt_fields(enum bpf_prog_type t, uint32_t *data, uint32_t *data_end,
@@ -373,6 +375,32 @@ static void on_exit_event(void *arg, struct ssa_lift *l, uint32_t r0)
 	}
 }
 
+/* The hooks as the lift calls them: timed (stats.h). */
+static void timed_entry(void *arg, struct ssa_lift *l)
+{
+	uint64_t t0 = stats_now();
+
+	on_entry_event(arg, l);
+	((struct inst *)arg)->ns += stats_now() - t0;
+}
+
+static void timed_call(void *arg, struct ssa_lift *l, const struct insn *in,
+		       const uint32_t args[5], uint32_t r0, bool after)
+{
+	uint64_t t0 = stats_now();
+
+	on_call_event(arg, l, in, args, r0, after);
+	((struct inst *)arg)->ns += stats_now() - t0;
+}
+
+static void timed_exit(void *arg, struct ssa_lift *l, uint32_t r0)
+{
+	uint64_t t0 = stats_now();
+
+	on_exit_event(arg, l, r0);
+	((struct inst *)arg)->ns += stats_now() - t0;
+}
+
 int instrument_lift(const struct loaded *ld, const struct mon_check *c,
 		    const struct ssa_opts *opts, struct arena *a, struct diag *d,
 		    struct ssa_prog **out)
@@ -381,6 +409,7 @@ int instrument_lift(const struct loaded *ld, const struct mon_check *c,
 	struct ssa_hooks *h = arena_alloc(a, sizeof(*h));
 	struct ssa_opts o = *opts;
 	unsigned i, n = c->nvars + c->ncounters;
+	int err;
 
 	if (n > SSA_MAX_GHOST) {
 		return diag_fail(d, c->file, "%s: %u state variables and counters (at most %u)",
@@ -403,9 +432,12 @@ int instrument_lift(const struct loaded *ld, const struct mon_check *c,
 	h->nghost = n;
 	h->ghost_names = x->ghost_names;
 	h->count_insns = c->uses_insns;
-	h->entry = on_entry_event;
-	h->call = on_call_event;
-	h->exit = on_exit_event;
+	h->entry = timed_entry;
+	h->call = timed_call;
+	h->exit = timed_exit;
 	o.hooks = h;
-	return ssa_build(ld->o, c->func, ld->insns, &o, a, d, out);
+	err = ssa_build(ld->o, c->func, ld->insns, &o, a, d, out);
+	if (!err)
+		(*out)->ns_hooks = x->ns;
+	return err;
 }

@@ -4,6 +4,7 @@
  * 2 usage, input or internal error.
  */
 #include "artifacts.h"
+#include "cache.h"
 #include "checker.h"
 #include "diff.h"
 #include "instrument.h"
@@ -73,6 +74,9 @@ static void usage(FILE *out)
 	      "  --kernel-btf=FILE the kernel BTF whose sched_ext enums fill the __SCX_*\n"
 	      "                    .rodata variables (default: /sys/kernel/btf/vmlinux\n"
 	      "                    when it has them, else a built-in 6.12-6.18 profile)\n"
+	      "  --cache=DIR       reuse the report of an identical earlier run (same\n"
+	      "                    object bytes, spec files, options and checker) from DIR\n"
+	      "  --stats           print one line of stage times to stderr (docs/performance.md)\n"
 	      "  -I DIR, --pack-dir=DIR\n"
 	      "                    search DIR for `import \"NAME\"` before the built-in packs\n"
 	      "  --help            this text\n"
@@ -104,6 +108,11 @@ struct cli {
 	bool no_timing;
 	const char *pack_dirs[MAX_PACK_DIRS + 2];
 	unsigned npack_dirs;
+	bool stats;
+	struct stats st;
+	const char *cache_dir;
+	struct cache cache;
+	bool cached;              /* cache_begin succeeded: look up and store */
 	const char *kernel_btf;
 	struct kprofile kp;
 };
@@ -141,6 +150,8 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "cex-dot", no_argument, NULL, 'G' },
 		{ "replay", required_argument, NULL, 'R' },
 		{ "kernel-btf", required_argument, NULL, 'b' },
+		{ "stats", no_argument, NULL, 'S' },
+		{ "cache", required_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -238,6 +249,12 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 'b':
 			c->kernel_btf = optarg;
+			break;
+		case 'S':
+			c->stats = true;
+			break;
+		case 'K':
+			c->cache_dir = optarg;
 			break;
 		case 'h':
 			usage(stdout);
@@ -350,15 +367,36 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	struct check_result *r;
 	struct progress pg;
 	struct mon_set *set;
+	FILE *out = stdout;
+	char *buf = NULL;
+	size_t len = 0;
+	bool store;
 	int code = 0;
 	unsigned i;
 
 	c->pack_dirs[c->npack_dirs++] = INVCHECK_PACK_DIR;
 	ro.npack_dirs = c->npack_dirs;
+	if (c->cached) {
+		ro.on_text = cache_text;
+		ro.text_arg = &c->cache;
+	}
 	if (spec_resolve_file(c->spec, l->o, &ro, a, d, &set))
 		return -1;
-	if (post_resolve(c, l, set, a, d))
+	if (c->cached) {
+		cache_finish(&c->cache);
+		if (cache_lookup(&c->cache, stdout, &code))
+			return code;
+		out = open_memstream(&buf, &len);
+		if (!out)
+			abort();
+	}
+	if (post_resolve(c, l, set, a, d)) {
+		if (c->cached) {
+			fclose(out);
+			free(buf);
+		}
 		return -1;
+	}
 	/* kernel.c prints nothing: libbpf's messages (global) are silenced
 	 * once here, before any check (and thread) runs */
 	if (c->check.replay_kernel)
@@ -371,7 +409,8 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	progress_end(&pg);
 	for (i = 0; c->no_timing && i < set->n; i++)
 		r[i].seconds = 0;
-	report_write(l, set, r, c->format, c->quiet, stdout);
+	report_write(l, set, r, c->format, c->quiet, out);
+	store = c->cached && cache_storable(r, set->n);
 	if (c->cex_dir && write_artifacts(c, l, set, r, a, d))
 		code = EXIT_USAGE;
 	for (i = 0; i < set->n; i++) {
@@ -384,9 +423,18 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 		} else if (r[i].verdict == CHECK_UNKNOWN && code == 0) {
 			code = 3;
 		}
+		stats_add_check(&c->st, r[i].stage_ns, (uint64_t)(r[i].seconds * 1e9));
 		check_result_free(&r[i]);
 	}
 	free(r);
+	if (c->cached) {
+		fclose(out);
+		fwrite(buf, 1, len, stdout);
+		if (store && code != EXIT_USAGE && (i = (unsigned)-cache_store(&c->cache, buf, len, code)))
+			fprintf(stderr, "bpf-invcheck: warning: %s: cannot store the result: %s\n",
+				c->cache_dir, strerror((int)i));
+		free(buf);
+	}
 	return code;
 }
 
@@ -397,10 +445,27 @@ int main(int argc, char **argv)
 	struct loaded l;
 	struct arena *a;
 	int *progs, n, err;
+	char **args;
 
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
-	if (parse_args(argc, argv, &c))
+	args = malloc(sizeof(char *) * ((size_t)argc + 1));
+	if (!args)
+		abort();
+	c.st.start = stats_now();
+	memcpy(args, argv, sizeof(char *) * ((size_t)argc + 1));
+	err = parse_args(argc, argv, &c);
+	if (!err && c.cache_dir) {
+		err = cache_open(&c.cache, c.cache_dir, &d);
+		/* not for dumps, --replay, --cex-dir (files, not stdout) nor
+		 * --replay-kernel (the running kernel answers); an unreadable
+		 * object: check_load says why */
+		c.cached = !err && c.dump < 0 && !c.replay && !c.cex_dir && !c.check.replay_kernel &&
+			   cache_begin(&c.cache, argc, args, c.object) == 0 &&
+			   (!c.kernel_btf || cache_file(&c.cache, c.kernel_btf) == 0);
+	}
+	free(args);
+	if (err)
 		return EXIT_USAGE;
 	a = arena_new();
 	err = check_load(c.object, a, &d, &l);
@@ -423,11 +488,15 @@ int main(int argc, char **argv)
 	} else {
 		err = run_checks(&c, &l, c.program ? progs : NULL, n, a, &d);
 	}
+	if (c.stats)
+		stats_loaded(&c.st, &l);
 	check_unload(&l);
 	arena_free(a);
 	if (fflush(stdout) != 0 && err >= 0) {
 		fprintf(stderr, "bpf-invcheck: error: writing the output failed\n");
 		return EXIT_USAGE;
 	}
+	if (c.stats)
+		stats_write(&c.st, stderr);
 	return err < 0 ? EXIT_USAGE : err;
 }

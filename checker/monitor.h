@@ -163,6 +163,10 @@ struct resolve_opts {
 	unsigned npack_dirs;
 	const int *progs;               /* programs selected by --program (NULL: all) */
 	int nprogs;
+	/* if set, called with every spec file's text as it is read (the root,
+	 * then each import once): --cache hashes them (cache.h) */
+	void (*on_text)(void *arg, const char *path, const char *text, size_t len);
+	void *text_arg;
 };
 
 /* Parse SPEC_PATH (and its imports) and resolve it against O. */

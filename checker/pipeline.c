@@ -1,5 +1,6 @@
 /* pipeline.c - the pipeline, stage after stage. */
 #include "pipeline.h"
+#include "stats.h"
 
 #include <fnmatch.h>
 
@@ -31,9 +32,12 @@ static void mark_subprograms(struct loaded *l)
 /* The stages after the object is open: decode, resolve, classify. */
 static int finish_load(struct loaded *out, struct diag *d, int err)
 {
+	uint64_t t0 = stats_now();
+
 	err = err ?: insn_decode_object(out->o, &out->insns, d);
 	if (!err)
 		mark_subprograms(out);
+	out->ns_decode = stats_now() - t0;
 	if (err && out->o) {
 		object_close(out->o);
 		out->o = NULL;
@@ -44,9 +48,14 @@ static int finish_load(struct loaded *out, struct diag *d, int err)
 int check_load(const char *path, struct arena *a, struct diag *d,
 	       struct loaded *out)
 {
+	uint64_t t0 = stats_now();
+	int err;
+
 	out->o = NULL;
 	out->insns = NULL;
-	return finish_load(out, d, object_open(path, a, d, &out->o));
+	err = object_open(path, a, d, &out->o);
+	out->ns_open = stats_now() - t0;
+	return finish_load(out, d, err);
 }
 
 int check_load_mem(const void *data, size_t size, const char *name,

@@ -17,6 +17,7 @@
 struct loaded {
 	struct object *o;
 	struct insn **insns;      /* per code section */
+	uint64_t ns_open, ns_decode;  /* stats.h: object_open, insn_decode_object */
 };
 
 int check_load(const char *path, struct arena *a, struct diag *d,

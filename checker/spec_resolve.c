@@ -702,6 +702,8 @@ static void rimport(struct resolver *r, struct sfile *f, const struct spec_item 
 		fclose(fp);
 	} else {
 		text = slurp(r->a, fp, &len);
+		if (r->opts->on_text)
+			r->opts->on_text(r->opts->text_arg, path, text, len);
 		if (spec_parse(text, len, path, r->a, r->d, &s))
 			longjmp(r->fail, 1);
 		g = new_file(r, s, path, id, pack_of(r, path));
@@ -829,6 +831,8 @@ int spec_resolve_file(const char *spec_path, const struct object *o,
 	if (!fp)
 		return diag_fail(d, spec_path, "cannot read: %s", why);
 	text = slurp(a, fp, &len);
+	if (opts && opts->on_text)
+		opts->on_text(opts->text_arg, spec_path, text, len);
 	err = spec_parse(text, len, spec_path, a, d, &s);
 	return err ? err : spec_resolve(s, o, opts, a, d, out);
 }

@@ -9,12 +9,20 @@
  * r10 plus constants (tracked per value).
  */
 #include "ssa_priv.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* ---- states and joins -------------------------------------------------- */
+
+/* Copy SRC's live part: frames at or above the depth are never read (a
+ * push initialises every field of its frame). */
+static void state_copy(struct state *dst, const struct state *src)
+{
+	memcpy(dst, src, offsetof(struct state, fr) + sizeof(struct fstate) * src->depth);
+}
 
 /* Carry state S along edge E into the block being built (constants and the
  * new frame's r10 are emitted there). */
@@ -123,6 +131,18 @@ static void merge_word(struct lifter *l, struct state **in, uint32_t n,
 	*(uint32_t *)((char *)l->st + off) = phi->id;
 }
 
+/* Do the incoming states disagree on the word at OFF? (Checked before a
+ * phi's variable name is formatted: most words agree at most joins.) */
+static bool differs(struct state **in, uint32_t n, size_t off)
+{
+	uint32_t v0 = *(uint32_t *)((char *)in[0] + off), i;
+
+	for (i = 1; i < n; i++)
+		if (*(uint32_t *)((char *)in[i] + off) != v0)
+			return true;
+	return false;
+}
+
 /* Merge the incoming states into l->st: an entry on which they disagree
  * becomes a phi. All incoming states have the same frames (the same
  * context). */
@@ -135,7 +155,7 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 	};
 	char name[48];
 
-	memcpy(l->st, in[0], sizeof(struct state));
+	state_copy(l->st, in[0]);
 	for (r = 0; r < ISA_NREGS; r++)
 		merge_word(l, in, n, offsetof(struct state, regs[r]), rn[r]);
 	if (l->hooks) {
@@ -153,11 +173,15 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 		uint32_t id = in[0]->fr[i].id;
 
 		for (r = 0; r < 5; r++) {
+			if (!differs(in, n, base + offsetof(struct fstate, saved[r])))
+				continue;
 			snprintf(name, sizeof(name), "frame%u caller's %s", id, rn[6 + r]);
 			merge_word(l, in, n, base + offsetof(struct fstate, saved[r]),
 				   arena_strdup(l->a, name));
 		}
 		for (s = 0; s < SSA_SLOTS; s++) {
+			if (!differs(in, n, base + offsetof(struct fstate, slots[s])))
+				continue;
 			snprintf(name, sizeof(name), "fp%u%d", id, (int)(s * 8) - ISA_STACK_SIZE);
 			merge_word(l, in, n, base + offsetof(struct fstate, slots[s]),
 				   arena_strdup(l->a, name));
@@ -185,6 +209,7 @@ static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id)
 	l->frame = (uint16_t)c->frame;
 	l->slot = l->g->blocks[n->block].first;
 	l->insns.len = 0;
+	l->merge_end = 0;
 	b->first_slot = l->g->blocks[n->block].first;
 	b->last_slot = l->g->blocks[n->block].last;
 }
@@ -201,11 +226,12 @@ static void set_branch(struct lifter *l, const struct insn *in)
 }
 
 /* Phis were created after the constants the incoming edges needed: move
- * them to the front, keeping both groups in order. */
+ * them to the front, keeping both groups in order (only the instructions
+ * made before the merge ended can be phis). */
 static void place_phis_first(struct lifter *l)
 {
 	struct ssa_insn **v = l->insns.data, **tmp;
-	size_t n = l->insns.len, i, k = 0;
+	size_t n = l->merge_end, i, k = 0;
 
 	if (!n)
 		return;
@@ -433,7 +459,7 @@ static int lift_graph(struct lifter *l)
 			const struct pedge *p = &((struct pedge *)pe[ni].data)[i];
 
 			ins[i] = state_new();
-			*ins[i] = *out[p->src];
+			state_copy(ins[i], out[p->src]);
 			apply_edge(l, ins[i], p->e);
 			l->blk->preds[i] = x->nodes[p->src].topo;
 			if (--left[p->src] == 0) {
@@ -443,6 +469,7 @@ static int lift_graph(struct lifter *l)
 		}
 		if (n->npreds)
 			merge(l, ins, n->npreds);
+		l->merge_end = l->insns.len;
 		for (i = 0; i < n->npreds; i++)
 			free(ins[i]);
 		lift_node(l, n);
@@ -501,6 +528,7 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	struct lifter l = { .a = a };
 	struct ssa_prog *p = arena_alloc(a, sizeof(*p));
 	struct ssa_insn *undef;
+	uint64_t t0 = stats_now();
 	int err;
 
 	if (!opts)
@@ -533,6 +561,8 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	buf_free(&l.insns);
 	if (err)
 		return err;
+	p->ns_cfg = l.x->cfg_ns;
+	p->ns_lift = stats_now() - t0;
 	*out = p;
 	return 0;
 }

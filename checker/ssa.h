@@ -157,6 +157,9 @@ struct ssa_prog {
 	const char *unsupported;  /* non-NULL: the program cannot be checked soundly */
 	bool bare;                /* from ssa_build_code: no real object (the
 	                           * encoder uses one flat memory) */
+	/* stats.h: ssa_build's time (ns), the part in cfg_build, and the part
+	 * in the hooks (instrument_lift sets that) */
+	uint64_t ns_lift, ns_cfg, ns_hooks;
 };
 
 struct ssa_hooks;

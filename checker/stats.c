@@ -1,0 +1,103 @@
+/* stats.c - stage times (contract in stats.h). */
+#include "stats.h"
+#include "pipeline.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+uint64_t stats_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+const char *stats_stage_name(enum stats_stage s)
+{
+	switch (s) {
+	case STAGE_LOAD: return "load";
+	case STAGE_DECODE: return "decode";
+	case STAGE_CFG: return "cfg";
+	case STAGE_SSA: return "ssa";
+	case STAGE_INSTRUMENT: return "instrument";
+	case STAGE_ENCODE: return "encode";
+	case STAGE_SOLVE: return "solve";
+	case STAGE_N: break;
+	}
+	return "?";
+}
+
+void stats_add_check(struct stats *s, const uint64_t check[STAGE_N], uint64_t total)
+{
+	unsigned i;
+
+	for (i = STAGE_CFG; i < STAGE_N; i++)
+		s->ns[i] += check[i];
+	if (total > s->max_check)
+		s->max_check = total;
+	s->checks++;
+}
+
+void stats_loaded(struct stats *s, const struct loaded *l)
+{
+	uint32_t f;
+
+	s->ns[STAGE_LOAD] = l->ns_open;
+	s->ns[STAGE_DECODE] = l->ns_decode;
+	s->insns = 0;
+	for (f = 0; l->o && f < l->o->nfuncs; f++)
+		s->insns += l->o->funcs[f].nslots;
+}
+
+static long status_kb(const char *key)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	size_t n = strlen(key);
+	char line[256];
+	long kb = -1;
+
+	if (!f)
+		return -1;
+	while (kb < 0 && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			kb = strtol(line + n + 1, NULL, 10);
+	fclose(f);
+	return kb;
+}
+
+long stats_peak_rss_kb(void)
+{
+	struct rusage ru;
+	long kb = status_kb("VmHWM");
+
+	if (kb >= 0)
+		return kb;
+	return getrusage(RUSAGE_SELF, &ru) ? 0 : ru.ru_maxrss;
+}
+
+long stats_rss_kb(void)
+{
+	long kb = status_kb("VmRSS");
+
+	return kb >= 0 ? kb : stats_peak_rss_kb();
+}
+
+static double secs(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+void stats_write(const struct stats *s, FILE *out)
+{
+	unsigned i;
+
+	fprintf(out, "bpf-invcheck-stats: insns=%llu checks=%u", (unsigned long long)s->insns,
+		s->checks);
+	for (i = 0; i < STAGE_N; i++)
+		fprintf(out, " %s=%.6f", stats_stage_name((enum stats_stage)i), secs(s->ns[i]));
+	fprintf(out, " total=%.6f max_check=%.6f peak_rss_kb=%ld\n", secs(stats_now() - s->start),
+		secs(s->max_check), stats_peak_rss_kb());
+}

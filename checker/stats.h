@@ -1,0 +1,49 @@
+/* stats.h - stage times (--stats): where a run's time goes.
+ *
+ * Stages in pipeline order: load (object_open), decode (insn_decode_object),
+ * cfg (cfg_build inside the lift), ssa (the lift without cfg and hooks),
+ * instrument (the monitor's hooks during the lift), encode (smt_encode,
+ * Z3 context included), solve (every query, the counterexample, its replay,
+ * a bound's worst case). Times are CLOCK_MONOTONIC nanoseconds; with
+ * --jobs > 1 the per-check stages add up the checks' times, not wall time.
+ *
+ * The line stats_write() prints (peak_rss_kb: stats_peak_rss_kb()) (one line, to the FILE given, main uses
+ * stderr) is the machine-readable format the benchmark reads:
+ *   bpf-invcheck-stats: insns=N checks=K load=S decode=S cfg=S ssa=S
+ *     instrument=S encode=S solve=S total=S max_check=S peak_rss_kb=N
+ * (seconds with 6 decimals; total is the wall time from the start of main).
+ */
+#ifndef INVCHECK_STATS_H
+#define INVCHECK_STATS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum stats_stage {
+	STAGE_LOAD, STAGE_DECODE, STAGE_CFG, STAGE_SSA, STAGE_INSTRUMENT,
+	STAGE_ENCODE, STAGE_SOLVE, STAGE_N
+};
+
+struct stats {
+	uint64_t ns[STAGE_N];
+	uint64_t start;           /* stats_now() at the start of the run */
+	uint64_t max_check;       /* the slowest check (ns) */
+	uint64_t insns;           /* instruction slots of the object's code */
+	unsigned checks;
+};
+
+uint64_t stats_now(void);
+const char *stats_stage_name(enum stats_stage s);
+/* Add a check's stage times (CHECK[STAGE_CFG..STAGE_SOLVE]) and its total. */
+void stats_add_check(struct stats *s, const uint64_t check[STAGE_N], uint64_t total);
+/* Peak and current resident set size of the process in KiB (Linux
+ * /proc/self/status VmHWM / VmRSS, which start afresh at exec, unlike
+ * getrusage's ru_maxrss; that is the fallback). */
+long stats_peak_rss_kb(void);
+long stats_rss_kb(void);
+/* Take the load and decode times and the instruction count from L. */
+struct loaded;
+void stats_loaded(struct stats *s, const struct loaded *l);
+void stats_write(const struct stats *s, FILE *out);
+
+#endif

@@ -1,0 +1,149 @@
+#!/bin/sh
+# perf.sh BPF_INVCHECK EXAMPLES_DIR SOURCE_ROOT: the contract of --stats (one
+# machine-readable line of stage times on stderr, stdout unchanged) and of
+# --cache DIR (a hit gives byte-identical output and exit code; changing the
+# program, the spec or an option misses). Timing values are not asserted.
+set -u
+bin=$1
+ex=$2
+src=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+n=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+num='[0-9][0-9]*\.[0-9]\{6\}'
+stats_re="^bpf-invcheck-stats: insns=135 checks=6 load=$num decode=$num cfg=$num ssa=$num instrument=$num encode=$num solve=$num total=$num max_check=$num peak_rss_kb=[0-9][0-9]*\$"
+
+# --stats: exactly one line on stderr, the same stdout and exit code
+n=$((n + 1))
+"$bin" --timeout=0 "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv" >"$tmp/plain" 2>"$tmp/plain.err"
+rc0=$?
+"$bin" --stats --timeout=0 "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 3 ] && [ "$rc0" -eq 3 ] || fail "--stats --timeout=0: exit $rc (plain $rc0), expected 3"
+cmp -s "$tmp/plain" "$tmp/out" || fail "--stats changes stdout"
+[ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q "$stats_re" "$tmp/err" || fail "--stats line: $(cat "$tmp/err")"
+# no solving with --timeout=0: the solve stage is exactly zero
+n=$((n + 1))
+grep -q " solve=0.000000 " "$tmp/err" || fail "--timeout=0 solve time: $(cat "$tmp/err")"
+# a real run spends time in encode and solve
+n=$((n + 1))
+"$bin" --stats --quiet "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 0 ] && grep -q "$stats_re" "$tmp/err" || fail "--stats run: exit $rc: $(cat "$tmp/err")"
+grep -q " encode=0.000000 \| solve=0.000000 " "$tmp/err" && fail "--stats: no encode/solve time: $(cat "$tmp/err")"
+
+# --cache DIR
+# run NAME ARGS...: stdout to $tmp/NAME, exit code to $tmp/NAME.rc, the
+# --stats line's check count to $tmp/NAME.checks (0: the cache answered)
+run() {
+	name=$1
+	shift
+	"$bin" --stats "$@" >"$tmp/$name" 2>"$tmp/$name.err"
+	echo $? >"$tmp/$name.rc"
+	sed -n 's/^bpf-invcheck-stats: .* checks=\([0-9]*\) .*/\1/p' "$tmp/$name.err" >"$tmp/$name.checks"
+}
+# same A B: identical stdout and exit code
+same() {
+	cmp -s "$tmp/$1" "$tmp/$2" && cmp -s "$tmp/$1.rc" "$tmp/$2.rc"
+}
+checks() {
+	cat "$tmp/$1.checks"
+}
+entries() {
+	ls "$tmp/cache" | wc -l
+}
+c="$tmp/cache"
+mkdir "$tmp/packs"
+cp "$src/invariants/xdp.inv" "$tmp/packs/xdp.inv"
+cp "$src/examples/xdp_fw.inv" "$tmp/fw.inv"
+cp "$ex/xdp_fw_bug.bpf.o" "$tmp/prog.o"
+# a miss runs every check and stores the run; a hit is byte-identical
+n=$((n + 1))
+run plain -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+run miss --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+run hit --cache="$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+[ "$(cat "$tmp/miss.rc")" -eq 1 ] || fail "cache miss: exit $(cat "$tmp/miss.rc"), expected 1"
+same plain miss || fail "--cache changes the output of a miss"
+same miss hit || fail "cache hit: output or exit code differ"
+[ "$(checks miss)" = 6 ] && [ "$(checks hit)" = 0 ] || fail "cache: checks run: miss $(checks miss), hit $(checks hit) (expected 6, 0)"
+[ "$(entries)" -eq 1 ] || fail "cache: $(entries) entries after one run, expected 1"
+# the program changes: a miss (another object, same path)
+n=$((n + 1))
+cp "$ex/xdp_fw.bpf.o" "$tmp/prog.o"
+run prog --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+[ "$(checks prog)" = 6 ] && [ "$(cat "$tmp/prog.rc")" -eq 0 ] || fail "cache: changed program: checks $(checks prog), exit $(cat "$tmp/prog.rc") (expected 6, 0)"
+# the spec changes (a comment): a miss
+n=$((n + 1))
+echo "# changed" >>"$tmp/fw.inv"
+run spec --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+[ "$(checks spec)" = 6 ] || fail "cache: changed spec: $(checks spec) checks run, expected 6"
+# an imported pack changes: a miss; unchanged again: a hit
+n=$((n + 1))
+echo "# changed" >>"$tmp/packs/xdp.inv"
+run pack --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+run pack2 --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+[ "$(checks pack)" = 6 ] && [ "$(checks pack2)" = 0 ] && same pack pack2 ||
+	fail "cache: changed pack: checks $(checks pack) then $(checks pack2) (expected 6, 0)"
+# an option changes: a miss
+n=$((n + 1))
+run opt --cache "$c" --loop-bound=32 -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+[ "$(checks opt)" = 6 ] || fail "cache: changed --loop-bound: $(checks opt) checks run, expected 6"
+# unknown for lack of time is never stored: two misses
+n=$((n + 1))
+before=$(entries)
+run t0 --cache "$c" --timeout=0 "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+run t0b --cache "$c" --timeout=0 "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+[ "$(checks t0b)" = 6 ] && [ "$(entries)" -eq "$before" ] && [ "$(cat "$tmp/t0b.rc")" -eq 3 ] ||
+	fail "cache: a timeout's unknown was stored ($(entries) entries, $before before; checks $(checks t0b))"
+# a damaged entry is a miss, and is replaced
+n=$((n + 1))
+for e in "$c"/*; do printf 'bpf-invcheck-cache 1\nexit 0\nbytes 99\nshort' >"$e"; done
+run dmg --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+run dmg2 --cache "$c" -I "$tmp/packs" "$tmp/prog.o" "$tmp/fw.inv"
+[ "$(checks dmg)" = 6 ] && [ "$(checks dmg2)" = 0 ] && same dmg dmg2 && same dmg pack2 ||
+	fail "cache: damaged entry: checks $(checks dmg) then $(checks dmg2) (expected 6, 0)"
+# --replay-kernel: the kernel answers, so the cache is not used
+n=$((n + 1))
+before=$(entries)
+run rk --cache "$c" --replay-kernel "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
+run rk2 --cache "$c" --replay-kernel "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
+[ "$(checks rk2)" = 6 ] && [ "$(entries)" -eq "$before" ] ||
+	fail "cache: --replay-kernel was cached ($(entries) entries, $before before; checks $(checks rk2))"
+# --cex-dir writes files the cache does not hold: not used
+n=$((n + 1))
+before=$(entries)
+run cx --cache "$c" --cex-dir "$tmp/cx1" "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
+run cx2 --cache "$c" --cex-dir "$tmp/cx2" "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
+[ "$(checks cx2)" = 6 ] && [ "$(entries)" -eq "$before" ] && [ -n "$(ls "$tmp/cx2")" ] ||
+	fail "cache: --cex-dir was cached ($(entries) entries, $before before; checks $(checks cx2))"
+# the bytes of a --kernel-btf FILE are part of the key (same path, new bytes: a miss)
+n=$((n + 1))
+cp "$ex/xdp_fw.bpf.o" "$tmp/k.btf"
+run kb --cache "$c" --kernel-btf "$tmp/k.btf" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+run kb2 --cache "$c" --kernel-btf "$tmp/k.btf" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+cp "$ex/tc_classifier.bpf.o" "$tmp/k.btf"
+run kb3 --cache "$c" --kernel-btf "$tmp/k.btf" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+[ "$(checks kb)" = 6 ] && [ "$(checks kb2)" = 0 ] && [ "$(checks kb3)" = 6 ] ||
+	fail "cache: --kernel-btf bytes: checks $(checks kb), $(checks kb2), $(checks kb3) (expected 6, 0, 6)"
+# bad cache directories: one message, exit 2
+n=$((n + 1))
+: >"$tmp/file"
+"$bin" --cache "$tmp/file" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(cat "$tmp/err")" = "$tmp/file: error: the cache is not a directory" ] ||
+	fail "--cache FILE: exit $rc: $(cat "$tmp/err")"
+n=$((n + 1))
+"$bin" --cache "$tmp/file/sub" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv" >/dev/null 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 2 ] && [ "$(cat "$tmp/err")" = "$tmp/file/sub: error: cannot create the cache directory: Not a directory" ] ||
+	fail "--cache FILE/sub: exit $rc: $(cat "$tmp/err")"
+
+echo "perf: $((n - fails)) passed, $fails failed"
+[ "$fails" -eq 0 ]
