@@ -78,6 +78,8 @@ int diag_fail(struct diag *d, const char *file, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* Format a message the way the CLI prints it: "file:line:col: error: text". */
 int diag_format(const struct diag_msg *m, char *out, size_t size);
+/* A diag sink for the command lines: each message formatted, on stderr. */
+void diag_print_stderr(void *arg, const struct diag_msg *m);
 const char *diag_level_name(enum diag_level lvl);
 /* "a/b/../c" -> "a/c": lexical clean-up of a path for messages; returns OUT,
  * or IN when it does not fit. */

@@ -119,3 +119,12 @@ const char *path_clean(const char *in, char *out, size_t size)
 	out[len] = 0;
 	return out;
 }
+
+void diag_print_stderr(void *arg, const struct diag_msg *m)
+{
+	char buf[1400];
+
+	(void)arg;
+	diag_format(m, buf, sizeof(buf));
+	fprintf(stderr, "%s\n", buf);
+}

@@ -14,15 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void print_diag(void *arg, const struct diag_msg *m)
-{
-	char buf[1400];
-
-	(void)arg;
-	diag_format(m, buf, sizeof(buf));
-	fprintf(stderr, "%s\n", buf);
-}
-
 static void usage(FILE *out)
 {
 	fputs("usage: bpf-invcheck diff [options] OLD NEW\n"
@@ -152,7 +143,7 @@ static void print_prog(const struct loaded *lo, const char *po, const struct loa
 
 int diff_main(int argc, char **argv)
 {
-	struct diag d = { .sink = print_diag };
+	struct diag d = { .sink = diag_print_stderr };
 	struct diff_opts o = { 0 };
 	struct loaded lo, ln;
 	struct diff_report rep;

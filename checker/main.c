@@ -20,15 +20,6 @@
 
 #define EXIT_USAGE 2
 
-static void print_diag(void *arg, const struct diag_msg *m)
-{
-	char buf[1400];
-
-	(void)arg;
-	diag_format(m, buf, sizeof(buf));
-	fprintf(stderr, "%s\n", buf);
-}
-
 static void usage(FILE *out)
 {
 	fputs("usage: bpf-invcheck [options] OBJECT SPEC\n"
@@ -440,7 +431,7 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 
 int main(int argc, char **argv)
 {
-	struct diag d = { .sink = print_diag };
+	struct diag d = { .sink = diag_print_stderr };
 	struct cli c = { 0 };
 	struct loaded l;
 	struct arena *a;
