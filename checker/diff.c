@@ -650,12 +650,18 @@ static bool writes_equal(const struct cex_call *a, const struct cex_call *b)
 	return true;
 }
 
+/* The model's on-path calls of both versions, in execution order. */
+struct path_pair {
+	const struct ssa_insn *a[256], *b[256];
+	size_t na, nb;
+};
+
 /* The environment of the two replays is one environment: calls that asked
  * the same question got the same answer, writes included. */
-static bool consistent(struct pair *d, Z3_model m)
+static bool consistent(struct pair *d, Z3_model m, const struct path_pair *pp)
 {
-	const struct ssa_insn *pa[256], *pb[256];
-	size_t na = path_calls(d, m, &d->o, pa, 256), nb = path_calls(d, m, &d->n, pb, 256), i;
+	const struct ssa_insn *const *pa = pp->a, *const *pb = pp->b;
+	size_t na = pp->na, nb = pp->nb, i;
 	Z3_ast q;
 
 	if (na != d->o.x->ncalls || nb != d->n.x->ncalls)
@@ -674,10 +680,10 @@ static bool consistent(struct pair *d, Z3_model m)
 
 /* The replayed call sequences differ: callee, or a scalar argument the
  * callee reads (the same notion as same_call). */
-static bool calls_differ(struct pair *d, Z3_model m)
+static bool calls_differ(struct pair *d, Z3_model m, const struct path_pair *pp)
 {
-	const struct ssa_insn *pa[256], *pb[256];
-	size_t na = path_calls(d, m, &d->o, pa, 256), nb = path_calls(d, m, &d->n, pb, 256), i;
+	const struct ssa_insn *const *pa = pp->a, *const *pb = pp->b;
+	size_t na = pp->na, nb = pp->nb, i;
 	unsigned a, n;
 
 	if (na != nb)
@@ -702,6 +708,7 @@ static bool calls_differ(struct pair *d, Z3_model m)
 /* A model of the difference: both replays must exit and differ. */
 static void confirm(struct pair *d, Z3_model m, struct diff_result *r)
 {
+	struct path_pair pp;
 	char why[256];
 
 	if (cex_extract(d->s, d->o.e, m, &d->o.c, 0, d->a, &d->o.x, why, sizeof(why)) < 0 ||
@@ -720,14 +727,16 @@ static void confirm(struct pair *d, Z3_model m, struct diff_result *r)
 			 replay_outcome_name(d->n.rr.outcome), d->n.rr.msg);
 		return;
 	}
-	if (!consistent(d, m)) {
+	pp.na = path_calls(d, m, &d->o, pp.a, 256);
+	pp.nb = path_calls(d, m, &d->n, pp.b, 256);
+	if (!consistent(d, m, &pp)) {
 		r->verdict = DIFF_UNKNOWN;
 		snprintf(r->reason, sizeof(r->reason),
 			 "the solver's difference needs a helper to answer the same question differently (memory a helper writes is not shared between the versions)");
 		return;
 	}
 	r->ret_differs = !r->void_ret && (uint32_t)d->o.rr.r0 != (uint32_t)d->n.rr.r0;
-	r->calls_differ = calls_differ(d, m);
+	r->calls_differ = calls_differ(d, m, &pp);
 	if (!r->ret_differs && !r->calls_differ) {
 		r->verdict = DIFF_ERROR;
 		snprintf(r->reason, sizeof(r->reason),
