@@ -4,6 +4,7 @@
  * sizes); the first bad one is the one diagnostic, at its position. */
 #include "artifacts.h"
 #include "json.h"
+#include "pipeline.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -345,7 +346,7 @@ static const struct mon_check *find_check(struct rf *f, const struct json *top, 
 		else
 			dirs[ro.npack_dirs++] = pd->items[i]->str;
 	}
-	dirs[ro.npack_dirs++] = INVCHECK_PACK_DIR;
+	dirs[ro.npack_dirs++] = invcheck_pack_dir();
 	if (f->failed)
 		return NULL;
 	if (spec_resolve_file(spec, f->o, &ro, f->a, f->d, &set)) {

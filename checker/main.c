@@ -307,7 +307,7 @@ static int dump_instrumented(struct cli *c, struct loaded *l, const int *progs, 
 	const char *bad;
 	unsigned i;
 
-	c->pack_dirs[c->npack_dirs++] = INVCHECK_PACK_DIR;
+	c->pack_dirs[c->npack_dirs++] = invcheck_pack_dir();
 	ro.npack_dirs = c->npack_dirs;
 	if (spec_resolve_file(c->spec, l->o, &ro, a, d, &set))
 		return -1;
@@ -365,7 +365,7 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	int code = 0;
 	unsigned i;
 
-	c->pack_dirs[c->npack_dirs++] = INVCHECK_PACK_DIR;
+	c->pack_dirs[c->npack_dirs++] = invcheck_pack_dir();
 	ro.npack_dirs = c->npack_dirs;
 	if (c->cached) {
 		ro.on_text = cache_text;

@@ -20,6 +20,10 @@ struct loaded {
 	uint64_t ns_open, ns_decode;  /* stats.h: object_open, insn_decode_object */
 };
 
+/* packdir.c: the built-in packs' directory (installed next to the
+ * executable, else the source tree's invariants/). */
+const char *invcheck_pack_dir(void);
+
 int check_load(const char *path, struct arena *a, struct diag *d,
 	       struct loaded *out);
 /* The same from bytes in memory (tests, fuzzing); they must outlive L. */
