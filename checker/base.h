@@ -80,6 +80,8 @@ int diag_fail(struct diag *d, const char *file, const char *fmt, ...)
 int diag_format(const struct diag_msg *m, char *out, size_t size);
 /* A diag sink for the command lines: each message formatted, on stderr. */
 void diag_print_stderr(void *arg, const struct diag_msg *m);
+/* A command-line number: decimal digits only, LO <= value <= HI. */
+int parse_uint_range(const char *s, unsigned lo, unsigned hi, unsigned *out);
 const char *diag_level_name(enum diag_level lvl);
 /* "a/b/../c" -> "a/c": lexical clean-up of a path for messages; returns OUT,
  * or IN when it does not fit. */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *diag_level_name(enum diag_level lvl)
@@ -127,4 +128,19 @@ void diag_print_stderr(void *arg, const struct diag_msg *m)
 	(void)arg;
 	diag_format(m, buf, sizeof(buf));
 	fprintf(stderr, "%s\n", buf);
+}
+
+int parse_uint_range(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*end || errno || v < lo || v > hi)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
 }

@@ -37,17 +37,11 @@ static void usage(FILE *out)
 
 static int bad_number(const char *opt, const char *v, unsigned lo, unsigned hi, unsigned *out)
 {
-	char *end;
-	unsigned long n;
-
-	n = strtoul(v, &end, 10);
-	if (!*v || *v == '-' || *end || n < lo || n > hi) {
-		fprintf(stderr, "bpf-invcheck: error: %s needs a number from %u to %u, not '%s'\n",
-			opt, lo, hi, v);
-		return -1;
-	}
-	*out = (unsigned)n;
-	return 0;
+	if (parse_uint_range(v, lo, hi, out) == 0)
+		return 0;
+	fprintf(stderr, "bpf-invcheck: error: %s needs a number from %u to %u, not '%s'\n",
+		opt, lo, hi, v);
+	return -1;
 }
 
 static int parse(int argc, char **argv, struct diff_opts *o, const char **prog,

@@ -110,16 +110,7 @@ struct cli {
 
 static int parse_uint(const char *s, unsigned max, unsigned *out)
 {
-	char *end;
-	unsigned long v;
-
-	if (!*s || *s == '-')
-		return -1;
-	v = strtoul(s, &end, 10);
-	if (*end || v == 0 || v > max)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
+	return parse_uint_range(s, 1, max, out);
 }
 
 static int parse_args(int argc, char **argv, struct cli *c)
