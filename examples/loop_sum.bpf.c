@@ -18,6 +18,15 @@
  * Verdict: XDP_DROP when cfg_drop_above is set and the byte sum exceeds it,
  * XDP_PASS otherwise.  Frames shorter than NR_BYTES are summed as far as
  * they go.
+ *
+ * Buggy variants: examples/meson.build compiles this file again with
+ * -D<NAME> into <name>.bpf.o (the code under #ifdef <NAME>), checked
+ * against the same spec:
+ *
+ * LOOP_SUM_BUG (loop_sum_bug.bpf.o): Off-by-one in the loop bound: `i <=
+ * NR_BYTES` sums 17 bytes of a frame that has them, one more than the 16
+ * the program promises. Violates: loop_sum.sum_bounded (only). Passes the
+ * kernel verifier (17 iterations, each still bounds-checked).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -55,7 +64,11 @@ int loop_sum(struct xdp_md *ctx)
 	int i;
 
 #pragma clang loop unroll(disable)
+#ifdef LOOP_SUM_BUG
+	for (i = 0; i <= NR_BYTES; i++) {	/* BUG: off by one */
+#else
 	for (i = 0; i < NR_BYTES; i++) {
+#endif
 		if (p + i + 1 > data_end)
 			break;
 		sum += p[i];

@@ -12,6 +12,24 @@
  * vmlinux-free: the hook's only argument, struct linux_binprm *, is never
  * dereferenced, so a forward declaration is enough; the uid comes from
  * bpf_get_current_uid_gid().
+ *
+ * Buggy variants: examples/meson.build compiles this file again with
+ * -D<NAME> into <name>.bpf.o (the code under #ifdef <NAME>), checked
+ * against the same spec:
+ *
+ * LSM_POLICY_BUG (lsm_policy_bug.bpf.o): The lookup's NULL check was folded
+ * into the audit test, `if (p && (...)) return 0; return -EPERM;`, so a uid
+ * WITHOUT a policy entry falls through to the deny: every unrestricted
+ * user's execve fails. Violates lsm.deny_only_on_hit and
+ * lsm.deny_only_on_first_hit (a deny on the path where the policy lookup
+ * returned NULL) and the spec's permissive_never_denies (with enforce == 0
+ * a miss still denies).
+ *
+ * LSM_POLICY_RET_BUG (lsm_policy_ret_bug.bpf.o): `return EPERM;` - the
+ * minus sign is missing, so a denied exec returns +1, which is neither 0
+ * nor a negative errno (the caller treats it as an error of no known kind;
+ * kernels since 6.9 refuse to load the program). Violates lsm.returns_errno
+ * and the spec's deny_is_eperm.
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -48,6 +66,22 @@ int BPF_PROG(lsm_policy, struct linux_binprm *bprm)
 	struct policy_entry *p;
 
 	p = bpf_map_lookup_elem(&policy, &uid);
+#if defined(LSM_POLICY_BUG)
+	if (p) {
+		__sync_fetch_and_add(&p->hits, 1);
+		if (p->mode != POLICY_DENY || !enforce)
+			return 0;		/* audit only */
+	}
+	return -EPERM;			/* BUG: a miss (p == NULL) denies too */
+#elif defined(LSM_POLICY_RET_BUG)
+	if (!p)
+		return 0;			/* no entry: not restricted */
+
+	__sync_fetch_and_add(&p->hits, 1);
+	if (p->mode != POLICY_DENY || !enforce)
+		return 0;			/* audit only */
+	return EPERM;			/* BUG: should be -EPERM */
+#else
 	if (!p)
 		return 0;			/* no entry: not restricted */
 
@@ -55,6 +89,7 @@ int BPF_PROG(lsm_policy, struct linux_binprm *bprm)
 	if (p->mode != POLICY_DENY || !enforce)
 		return 0;			/* audit only */
 	return -EPERM;
+#endif
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -12,6 +12,17 @@
  * exit        records why the scheduler was unloaded.
  *
  * Needs a kernel with CONFIG_SCHED_CLASS_EXT (6.12+); see scx_mini.h.
+ *
+ * Buggy variants: examples/meson.build compiles this file again with
+ * -D<NAME> into <name>.bpf.o (the code under #ifdef <NAME>), checked
+ * against the same spec:
+ *
+ * SCX_MINI_BUG (scx_mini_bug.bpf.o): Dispatch "batches": it pulls only when
+ * at least two tasks are queued, so with a single runnable task in the
+ * shared DSQ every CPU can go idle while the task waits (the classic
+ * low-load stall; the watchdog eventually kicks the scheduler out).
+ * Violates: mini_dispatch.sched_ext.dispatch_pulls (only). Cannot be loaded
+ * on this kernel (no sched_ext), like scx_mini.
  */
 #include "scx_mini.h"
 
@@ -62,6 +73,10 @@ void BPF_STRUCT_OPS(mini_enqueue, struct task_struct *p, u64 enq_flags)
 
 void BPF_STRUCT_OPS(mini_dispatch, s32 cpu, struct task_struct *prev)
 {
+#ifdef SCX_MINI_BUG
+	if (scx_bpf_dsq_nr_queued(SHARED_DSQ) < 2)	/* BUG: strands a lone task */
+		return;
+#endif
 	scx_bpf_dsq_move_to_local(SHARED_DSQ);
 }
 

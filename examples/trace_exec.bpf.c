@@ -11,6 +11,25 @@
  *
  * Both are pure observers: they never write user memory, signal or change
  * a return value, and they return 0.
+ *
+ * Buggy variants: examples/meson.build compiles this file again with
+ * -D<NAME> into <name>.bpf.o (the code under #ifdef <NAME>), checked
+ * against the same spec:
+ *
+ * TRACE_EXEC_BUG (trace_exec_bug.bpf.o): The error path of
+ * bpf_probe_read_user_str returns early and forgets the ring buffer
+ * reservation: neither submitted nor discarded. Violates:
+ * trace_exec.tracing.ringbuf_balanced (only). The kernel verifier rejects
+ * this one ("Unreleased reference"): the checker and the verifier agree,
+ * which makes it a cross-check of the checker's ring buffer model.
+ *
+ * TRACE_EXEC_ENFORCE_BUG (trace_exec_enforce_bug.bpf.o): The observer was
+ * turned into an enforcer. trace_exec blanks the first byte of the user's
+ * filename string with bpf_probe_write_user when the ring buffer is full,
+ * and trace_exit sends SIGKILL (bpf_send_signal) to the exiting task's
+ * process for a negative exit code and then returns 1. Violates
+ * tracing.no_user_writes (trace_exec), tracing.observer_only and
+ * tracing.returns_zero (trace_exit).
  */
 #include <linux/bpf.h>
 #include <linux/ptrace.h>
@@ -82,7 +101,15 @@ int trace_exec(struct sys_enter_execve_args *args)
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
+#ifdef TRACE_EXEC_ENFORCE_BUG
+		char nul = 0;
+
+#endif
 		stat_add(STAT_LOST, 1);
+#ifdef TRACE_EXEC_ENFORCE_BUG
+		/* BUG: writes user memory */
+		bpf_probe_write_user((void *)args->filename, &nul, 1);
+#endif
 		return 0;
 	}
 
@@ -93,7 +120,11 @@ int trace_exec(struct sys_enter_execve_args *args)
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	if (bpf_probe_read_user_str(e->filename, sizeof(e->filename),
 				    args->filename) < 0)
+#ifdef TRACE_EXEC_BUG
+		return 0;	/* BUG: leaks the reservation e */
+#else
 		e->filename[0] = '\0';
+#endif
 
 	bpf_ringbuf_submit(e, 0);
 	return 0;
@@ -109,6 +140,12 @@ int BPF_KPROBE(trace_exit, long code)
 	last = bpf_map_lookup_elem(&stats, &slot);
 	if (last)
 		*last = code;
+#ifdef TRACE_EXEC_ENFORCE_BUG
+	if (code < 0) {
+		bpf_send_signal(9);	/* BUG: SIGKILL from an observer */
+		return 1;		/* BUG: non-zero */
+	}
+#endif
 	return 0;
 }
 

@@ -11,6 +11,17 @@
  *
  * Only the first fragment of a datagram carries the L4 header, so port
  * rules apply to it alone; later fragments are judged by source address.
+ *
+ * Buggy variants: examples/meson.build compiles this file again with
+ * -D<NAME> into <name>.bpf.o (the code under #ifdef <NAME>), checked
+ * against the same spec:
+ *
+ * XDP_FW_BUG (xdp_fw_bug.bpf.o): Off-by-one in is_ssh's TCP bounds check:
+ * `>=` instead of `>` rejects a TCP header that ends exactly at data_end,
+ * so a minimal 54-byte SSH segment is not recognised as SSH and falls
+ * through to the blocklist: from a blocked source it is dropped. Violates:
+ * xdp_fw.ipv4_tcp_ssh_passes (only). Passes the kernel verifier (the check
+ * is stricter than needed).
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -77,7 +88,11 @@ static __always_inline int is_ssh(struct iphdr *iph, void *data_end)
 	if (iph->protocol == IPPROTO_TCP) {
 		struct tcphdr *tcp = l4;
 
+#ifdef XDP_FW_BUG
+		if ((void *)(tcp + 1) >= data_end)	/* BUG: off by one */
+#else
 		if ((void *)(tcp + 1) > data_end)
+#endif
 			return 0;
 		count(FW_TCP);
 		return tcp->dest == bpf_htons(SSH_PORT);

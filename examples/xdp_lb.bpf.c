@@ -19,6 +19,17 @@
  *   lb_flow_hash (.text)   -> lb_mix        static __noinline in .text
  * The first two carry an R_BPF_64_32 relocation; the last is a call inside
  * one section and has none.
+ *
+ * Buggy variants: examples/meson.build compiles this file again with
+ * -D<NAME> into <name>.bpf.o (the code under #ifdef <NAME>), checked
+ * against the same spec:
+ *
+ * XDP_LB_BUG (xdp_lb_bug.bpf.o): The backend range is read as inclusive,
+ * backends[first .. first + count]: `hash % (count + 1)` instead of `hash %
+ * count`, so one flow in count + 1 goes to the backend after the service's
+ * last one (another service's backend), or is dropped when that index is
+ * past the backends array. Violates: xdp_lb.service_reaches_backend (only).
+ * Passes the kernel verifier.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -185,7 +196,11 @@ int xdp_lb(struct xdp_md *ctx)
 		return XDP_DROP;
 
 	idx = lb_flow_hash(iph->saddr, iph->daddr, sport, dport, iph->protocol);
+#ifdef XDP_LB_BUG
+	idx = svc->first + idx % (svc->count + 1);	/* BUG: range taken as inclusive */
+#else
 	idx = svc->first + idx % svc->count;
+#endif
 	be = bpf_map_lookup_elem(&backends, &idx);
 	if (!be)
 		return XDP_DROP;

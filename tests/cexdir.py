@@ -227,8 +227,8 @@ def body(tmp):
     dot = open(f"{cdir}/{name}.dot").read()
     check(dot.startswith("digraph cex {") and dot.count("#ff8080") == 1 and dot.count("color=red") >= 5,
           "the DOT highlights the failing block and the path")
-    check('b30  examples/xdp_fw_bug.bpf.c:136' in [l for l in dot.splitlines() if "#ff8080" in l][0],
-          "the failing block is the exit at xdp_fw_bug.bpf.c:136")
+    check('b30  examples/xdp_fw.bpf.c:142' in [l for l in dot.splitlines() if "#ff8080" in l][0],
+          "the failing block is the exit at xdp_fw.bpf.c:142 (xdp_fw_bug)")
     if have_dot:
         check(open(f"{cdir}/{name}.svg").read().lstrip().startswith("<?xml"), "the SVG is rendered")
     env = dict(os.environ, PATH="/nonexistent")

@@ -22,7 +22,9 @@ grep -q "Nothing to be done for 'check'" "$tmp/log" || fail "make check is not i
 
 # a buggy firewall under the same spec
 mkdir "$tmp/src"
-cp "$src/examples/xdp_fw_bug.bpf.c" "$tmp/src/fw.bpf.c"
+# (xdp_fw_bug: xdp_fw.bpf.c with XDP_FW_BUG defined, examples/meson.build)
+cp "$src/examples/xdp_fw.bpf.c" "$tmp/src/xdp_fw.bpf.c"
+printf '#define XDP_FW_BUG\n#include "xdp_fw.bpf.c"\n' >"$tmp/src/fw.bpf.c"
 cp "$src/examples/xdp_fw.inv" "$tmp/src/fw.inv"
 ln -s "$src/examples/include" "$tmp/src/include"
 make -s -C "$src/examples/ci" check BPF_INVCHECK="$bin" SRC="$tmp/src" OUT="$tmp/bug" PROGS=fw >"$tmp/log" 2>&1

@@ -74,7 +74,7 @@ expect_out() {
 	fi
 }
 expect_out 0 "^6 checks: 6 hold, 0 violated, 0 unknown$" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
-expect_out 1 "xdp_fw_bug.bpf.c:[0-9]*:[0-9]*: error: invariant xdp_fw.ipv4_tcp_ssh_passes violated: SSH to this host must always get through" \
+expect_out 1 "xdp_fw.bpf.c:[0-9]*:[0-9]*: error: invariant xdp_fw.ipv4_tcp_ssh_passes violated: SSH to this host must always get through" \
 	"$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
 expect_out 3 "warning: invariant loop_sum.sum_bounded unknown: loop bound 3 reached" \
 	--loop-bound=3 "$ex/loop_sum.bpf.o" "$src/examples/loop_sum.inv"

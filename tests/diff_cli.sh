@@ -80,7 +80,7 @@ mini_init: equivalent
 mini_exit: equivalent
 5 programs compared: 4 equivalent, 1 differ, 0 unknown" "$ex/scx_mini.bpf.o" "$ex/scx_mini_bug.bpf.o"
 expect_line 1 "  worst-case instructions: old 3, new 6" --program=mini_dispatch "$ex/scx_mini.bpf.o" "$ex/scx_mini_bug.bpf.o"
-expect_line 1 "scx_mini_bug.bpf.c:74 returns 0 (0)" --program=mini_dispatch "$ex/scx_mini.bpf.o" "$ex/scx_mini_bug.bpf.o"
+expect_line 1 "/examples/scx_mini.bpf.c:77 returns 0 (0)" --program=mini_dispatch "$ex/scx_mini.bpf.o" "$ex/scx_mini_bug.bpf.o"
 
 # unknown, never equivalent, when the checker cannot tell
 expect 3 "loop_sum: unknown ($ex/loop_sum.bpf.o: bpf_loop is not supported by diff (its calls are not aligned))

@@ -197,7 +197,7 @@ def main():
     loc = ref["location"]
     need([phys(x) for x in res["locations"]] == [(loc["file"], loc["line"], loc["column"])],
          "result.locations", str(res["locations"]))
-    need(phys(res["locations"][0])[0] == "examples/xdp_fw_bug.bpf.c", "result.locations", "file")
+    need(phys(res["locations"][0])[0] == "examples/xdp_fw.bpf.c", "result.locations", "file")
     al = ref["assert_location"]
     need([phys(x) for x in res["relatedLocations"]] == [("examples/xdp_fw.inv", 23, 9)]
          == [(al["file"], al["line"], al["column"])], "relatedLocations", str(res["relatedLocations"]))
