@@ -19,6 +19,22 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* The low BITS bits of V, sign- or zero-extended to 64 (1 <= BITS). */
+static inline uint64_t val_sext(uint64_t v, unsigned bits)
+{
+	uint64_t m = 1ull << (bits - 1);
+
+	if (bits >= 64)
+		return v;
+	v &= (m << 1) - 1;
+	return (v ^ m) - m;
+}
+
+static inline uint64_t val_zext(uint64_t v, unsigned bits)
+{
+	return bits >= 64 ? v : v & ((1ull << bits) - 1);
+}
+
 /* ---- arena.c ---------------------------------------------------------- */
 struct arena;
 

@@ -8,21 +8,6 @@
 
 /* ---- values ----------------------------------------------------------- */
 
-static uint64_t sext(uint64_t v, unsigned bits)
-{
-	uint64_t m = 1ull << (bits - 1);
-
-	if (bits >= 64)
-		return v;
-	v &= (m << 1) - 1;
-	return (v ^ m) - m;
-}
-
-static uint64_t zext(uint64_t v, unsigned bits)
-{
-	return bits >= 64 ? v : v & ((1ull << bits) - 1);
-}
-
 static uint64_t bswap(uint64_t v, unsigned bits)
 {
 	uint64_t r = 0;
@@ -472,7 +457,7 @@ static bool exec_end(struct interp *ip, const struct insn *in)
 		return fail(ip, INTERP_INVALID, "slot %u: byte swap of width "
 			    "%u", ip->pc, bits);
 	if (in->op == ISA_LE)
-		return put(ip, in->dst, zext(d, bits)) && next(ip);
+		return put(ip, in->dst, val_zext(d, bits)) && next(ip);
 	return put(ip, in->dst, bswap(d, bits)) && next(ip);
 }
 
@@ -500,7 +485,7 @@ static bool load_unmapped(struct interp *ip, uint64_t addr, uint32_t size,
 		access(ip, addr, size, false, "load");  /* the usual fault */
 		return false;
 	}
-	*v = zext(*v, 8u * size);
+	*v = val_zext(*v, 8u * size);
 	return true;
 }
 
@@ -520,7 +505,7 @@ static bool exec_load(struct interp *ip, const struct insn *in)
 		v = load_le(p, in->size);
 	}
 	if (in->op == ISA_LDXSX)
-		v = sext(v, 8u * in->size);
+		v = val_sext(v, 8u * in->size);
 	return put(ip, in->dst, v) && next(ip);
 }
 
@@ -542,7 +527,7 @@ static bool exec_atomic(struct interp *ip, const struct insn *in)
 	uint64_t addr = ip->regs[in->dst] + (int64_t)in->off;
 	unsigned bits = 8u * in->size;
 	uint8_t *p;
-	uint64_t old, s = zext(ip->regs[in->src], bits), v = 0;
+	uint64_t old, s = val_zext(ip->regs[in->src], bits), v = 0;
 
 	if (in->size != 4 && in->size != 8)
 		return fail(ip, INTERP_INVALID, "slot %u: atomic of %u bytes",
@@ -558,7 +543,7 @@ static bool exec_atomic(struct interp *ip, const struct insn *in)
 	case ISA_ATOMIC_XOR: v = old ^ s; break;
 	case ISA_ATOMIC_XCHG: v = s; break;
 	case ISA_ATOMIC_CMPXCHG:
-		v = old == zext(ip->regs[0], bits) ? s : old;
+		v = old == val_zext(ip->regs[0], bits) ? s : old;
 		store_le(p, in->size, v);
 		ip->regs[0] = old;
 		return next(ip);
@@ -644,7 +629,7 @@ static bool exec(struct interp *ip, const struct insn *in)
 	case ISA_XOR:  return alu(ip, in, d ^ s);
 	case ISA_MOV:  return alu(ip, in, s);
 	case ISA_MOVSX:
-		return alu(ip, in, sext(s, in->off == 8 || in->off == 16 ||
+		return alu(ip, in, val_sext(s, in->off == 8 || in->off == 16 ||
 					   in->off == 32 ? (unsigned)in->off : 64));
 	case ISA_ARSH:
 		return alu(ip, in, (uint64_t)(sval(d, in->is64) >> (s & (w - 1))));

@@ -6,21 +6,6 @@
 
 /* ---- values ----------------------------------------------------------- */
 
-static uint64_t sext(uint64_t v, unsigned bits)
-{
-	uint64_t m = 1ull << (bits - 1);
-
-	if (bits >= 64)
-		return v;
-	v &= (m << 1) - 1;
-	return (v ^ m) - m;
-}
-
-static uint64_t zext(uint64_t v, unsigned bits)
-{
-	return bits >= 64 ? v : v & ((1ull << bits) - 1);
-}
-
 static uint64_t load_bytes(const uint8_t *p, unsigned n, bool be)
 {
 	uint64_t v = 0;
@@ -54,8 +39,8 @@ static uint64_t cast(enum spec_type t, uint64_t v)
 	if (t == SPEC_TY_BOOL)
 		return v != 0;
 	if (type_signed(t))
-		return sext(v, type_bits(t));
-	return zext(v, type_bits(t));
+		return val_sext(v, type_bits(t));
+	return val_zext(v, type_bits(t));
 }
 
 /* the value a state variable holds after V is assigned to it */
@@ -63,8 +48,8 @@ static uint64_t store_var(const struct mon_var *var, uint64_t v)
 {
 	if (var->type == SPEC_TY_BOOL)
 		return v != 0;
-	v = zext(v, 8u * var->width);
-	return var->sign ? sext(v, 8u * var->width) : v;
+	v = val_zext(v, 8u * var->width);
+	return var->sign ? val_sext(v, 8u * var->width) : v;
 }
 
 /* ---- expressions ------------------------------------------------------ */
