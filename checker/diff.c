@@ -34,6 +34,7 @@ struct side {
 	struct smt_prog *e;
 	struct vec calls;           /* uint32_t: SSA_CALL value ids, block order */
 	Z3_ast *idx;                /* by value id (calls): how many calls before */
+	Z3_ast *cidx;               /* by value id: how many compared calls before */
 	struct cex *x;
 	struct replay_result rr;
 	uint64_t worst;
@@ -51,6 +52,11 @@ struct pair {
 };
 
 static Z3_ast guard_of(const struct side *sd, const struct ssa_insn *v);
+
+/* The policy (diff.h): every call paired and compared by default. */
+#define POLICY(d, f, v) (!(d)->opts->policy || !(d)->opts->policy->f || (d)->opts->policy->f(v))
+#define paired(d, v) POLICY(d, paired, v)
+#define compared(d, v) POLICY(d, compared, v)
 
 static Z3_ast bvk(struct pair *d, unsigned bits, uint64_t v)
 {
@@ -447,7 +453,7 @@ static void pair_kernel_reads(struct pair *d)
 static Z3_ast same_call(struct pair *d, const struct ssa_insn *v, const struct ssa_insn *w)
 {
 	unsigned n = arity(&d->o, v), a;
-	Z3_ast acc = smt_eq(d->s, d->o.idx[v->id], d->n.idx[w->id]);
+	Z3_ast acc = smt_eq(d->s, d->o.cidx[v->id], d->n.cidx[w->id]);
 
 	for (a = 0; a < n && a < v->nargs && a < w->nargs; a++) {
 		Z3_ast eq;
@@ -463,14 +469,15 @@ static Z3_ast same_call(struct pair *d, const struct ssa_insn *v, const struct s
 
 /* ---- call indices ----------------------------------------------------------- */
 
-/* idx[call] = the number of calls the run made before it (16 bits). */
-static void call_indices(struct pair *d, struct side *sd)
+/* IDX[call] = the number of calls the run made before it (16 bits), of
+ * every call (ALL) or of the compared ones. */
+static Z3_ast *count_calls(struct pair *d, struct side *sd, bool all)
 {
 	const struct ssa_prog *p = sd->p;
 	Z3_ast *out = arena_new_array(d->a, Z3_ast, p->nblocks ? p->nblocks : 1);
+	Z3_ast *idx = arena_new_array(d->a, Z3_ast, p->nvalues ? p->nvalues : 1);
 	uint32_t b, i, j;
 
-	sd->idx = arena_new_array(d->a, Z3_ast, p->nvalues ? p->nvalues : 1);
 	for (b = 0; b < p->nblocks; b++) {
 		const struct ssa_block *bl = p->blocks[b];
 		Z3_ast cur = bvk(d, 16, 0);
@@ -481,14 +488,25 @@ static void call_indices(struct pair *d, struct side *sd)
 		for (i = 0; i < bl->ninsns; i++) {
 			const struct ssa_insn *v = bl->insns[i];
 
-			if (v->kind != SSA_CALL)
+			if (v->kind != SSA_CALL || (!all && !compared(d, v)))
 				continue;
-			sd->idx[v->id] = cur;
-			*(uint32_t *)vec_push(d->a, &sd->calls, sizeof(uint32_t)) = v->id;
+			idx[v->id] = cur;
 			cur = Z3_mk_bvadd(d->z, cur, bvk(d, 16, 1));
 		}
 		out[b] = cur;
 	}
+	return idx;
+}
+
+static void call_indices(struct pair *d, struct side *sd)
+{
+	for (uint32_t b = 0; b < sd->p->nblocks; b++)
+		for (uint32_t i = 0; i < sd->p->blocks[b]->ninsns; i++)
+			if (sd->p->blocks[b]->insns[i]->kind == SSA_CALL)
+				*(uint32_t *)vec_push(d->a, &sd->calls, sizeof(uint32_t)) =
+					sd->p->blocks[b]->insns[i]->id;
+	sd->idx = count_calls(d, sd, true);
+	sd->cidx = count_calls(d, sd, false);
 }
 
 static const struct ssa_insn *call_at(const struct side *sd, size_t i)
@@ -520,19 +538,25 @@ static Z3_ast pair_calls(struct pair *d)
 			both = and2(d, guard_of(&d->o, v), guard_of(&d->n, w));
 			/* a map lookup answers from the map's state, whenever it
 			 * is asked; other calls are answered in call order */
-			at = v->ref.kind == INSN_REF_HELPER && v->imm == BPF_FUNC_map_lookup_elem ? both
+			at = (v->ref.kind == INSN_REF_HELPER && v->imm == BPF_FUNC_map_lookup_elem) ||
+			     (d->opts->policy && d->opts->policy->any_index &&
+			      d->opts->policy->any_index(v)) ? both
 				: and2(d, both, smt_eq(d->s, d->o.idx[v->id], d->n.idx[w->id]));
-			q = same_question(d, v, w);
+			q = paired(d, v) ? same_question(d, v, w) : NULL;
 			if (q)
 				smt_assume(d->s, smt_implies(d->s, and2(d, at, q), same_answer(d, v, w)));
-			matched = or2(d, matched, and2(d, both, same_call(d, v, w)));
+			if (compared(d, v))
+				matched = or2(d, matched, and2(d, both, same_call(d, v, w)));
 		}
-		diff = or2(d, diff, and2(d, guard_of(&d->o, v), smt_not(d->s, matched)));
+		if (compared(d, v))
+			diff = or2(d, diff, and2(d, guard_of(&d->o, v), smt_not(d->s, matched)));
 	}
 	for (j = 0; j < d->n.calls.len; j++) {
 		const struct ssa_insn *w = call_at(&d->n, j);
 		Z3_ast matched = Z3_mk_false(d->z);
 
+		if (!compared(d, w))
+			continue;
 		for (i = 0; i < d->o.calls.len; i++) {
 			const struct ssa_insn *v = call_at(&d->o, i);
 
@@ -669,6 +693,8 @@ static bool consistent(struct pair *d, Z3_model m, const struct path_pair *pp)
 	for (i = 0; i < na && i < nb; i++) {
 		if (!same_callee(&d->o, pa[i], &d->n, pb[i]))
 			break;   /* the sequences differ here: later answers are free */
+		if (!paired(d, pa[i]))
+			continue;   /* independent answers by the policy */
 		q = same_question(d, pa[i], pb[i]);
 		if ((!q || truth(d, m, q)) &&
 		    (d->o.x->calls[i].ret != d->n.x->calls[i].ret ||
@@ -678,12 +704,23 @@ static bool consistent(struct pair *d, Z3_model m, const struct path_pair *pp)
 	return true;
 }
 
+/* Only the compared calls of SEQ (N of them); returns how many. */
+static size_t only_compared(const struct pair *d, const struct ssa_insn **seq, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++)
+		if (compared(d, seq[i]))
+			seq[k++] = seq[i];
+	return k;
+}
+
 /* The replayed call sequences differ: callee, or a scalar argument the
- * callee reads (the same notion as same_call). */
-static bool calls_differ(struct pair *d, Z3_model m, const struct path_pair *pp)
+ * callee reads (the same notion as same_call); compared calls only. */
+static bool calls_differ(struct pair *d, Z3_model m, struct path_pair *pp)
 {
 	const struct ssa_insn *const *pa = pp->a, *const *pb = pp->b;
-	size_t na = pp->na, nb = pp->nb, i;
+	size_t na = only_compared(d, pp->a, pp->na), nb = only_compared(d, pp->b, pp->nb), i;
 	unsigned a, n;
 
 	if (na != nb)
@@ -788,6 +825,7 @@ static void diff_one(const struct loaded *lo, const char *po, int fo,
 	struct pair d = { .opts = opts };
 	struct smt_result q, t;
 	Z3_ast ro, rn, both, calls;
+	const char *why;
 
 	memset(r, 0, sizeof(*r));
 	d.o.l = lo;
@@ -802,6 +840,11 @@ static void diff_one(const struct loaded *lo, const char *po, int fo,
 		return;
 	if (lift(&d, &d.o, fo) || lift(&d, &d.n, fn))
 		goto reason;
+	if (opts->policy && opts->policy->unsupported &&
+	    (why = opts->policy->unsupported(d.o.p))) {
+		snprintf(r->reason, sizeof(r->reason), "%s", why);
+		return;
+	}
 	d.s = smt_new();
 	if (!d.s) {
 		r->verdict = DIFF_ERROR;
@@ -874,7 +917,8 @@ out:
 	if (d.reason[0] && !r->reason[0])
 		snprintf(r->reason, sizeof(r->reason), "%s", d.reason);
 	smt_free(d.s);
-	if (!opts->no_time && d.o.e && d.n.e && !d.o.e->unsupported && !d.n.e->unsupported) {
+	if (!opts->no_time && !opts->policy && d.o.e && d.n.e && !d.o.e->unsupported &&
+	    !d.n.e->unsupported) {
 		worst(&d, &d.o);
 		worst(&d, &d.n);
 		r->has_worst = d.o.has_worst && d.n.has_worst;

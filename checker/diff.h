@@ -31,10 +31,29 @@
 #include "pipeline.h"
 #include "replay.h"
 
+/* Which calls the two runs pair and compare; NULL members (or no policy):
+ * every call, as `diff` does. A two-run check of one program against
+ * itself (selfcomp.h) leaves some helpers' answers independent and compares
+ * only some calls. The policy changes nothing else: inputs stay shared,
+ * every difference is replayed for both runs and its environment checked
+ * (with unpaired calls left out of that check). With a policy no worst-case
+ * instruction counts are computed. */
+struct diff_policy {
+	bool (*paired)(const struct ssa_insn *call);    /* answers paired */
+	bool (*compared)(const struct ssa_insn *call);  /* in the compared sequence */
+	/* answered from state, as map lookups: paired whatever their
+	 * position in the run (NULL: lookups only) */
+	bool (*any_index)(const struct ssa_insn *call);
+	/* NULL when the program can be checked, else why not (the pair is
+	 * unknown) */
+	const char *(*unsupported)(const struct ssa_prog *p);
+};
+
 struct diff_opts {
 	unsigned loop_bound;       /* 0: SSA_DEFAULT_LOOP_BOUND */
 	unsigned timeout_ms;       /* per query; 0: none */
 	bool no_time;              /* --timeout=0 */
+	const struct diff_policy *policy;   /* NULL: diff's */
 };
 
 enum diff_verdict { DIFF_EQUIVALENT, DIFF_DIFFER, DIFF_UNKNOWN, DIFF_ERROR };

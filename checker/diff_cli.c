@@ -1,6 +1,7 @@
 /* diff_cli.c - the `diff` subcommand: options, output, exit code.
  *
  *   bpf-invcheck diff [--program=NAME] [--loop-bound=N] [--timeout=S] OLD NEW
+ *   bpf-invcheck diff --flow-affinity [...] OBJECT     (selfcomp.h)
  *
  * Exit: 0 every program of both objects is in both and equivalent; 1 some
  * program differs, or is in one object only; 3 none differs but some are
@@ -8,6 +9,7 @@
  */
 #include "checker.h"
 #include "diff.h"
+#include "selfcomp.h"
 
 #include <getopt.h>
 #include <inttypes.h>
@@ -17,6 +19,7 @@
 static void usage(FILE *out)
 {
 	fputs("usage: bpf-invcheck diff [options] OLD NEW\n"
+	      "       bpf-invcheck diff --flow-affinity [options] OBJECT\n"
 	      "\n"
 	      "For each program in both BPF objects, search for an input (context, packet,\n"
 	      "maps, globals, helper results) on which the two versions differ in their\n"
@@ -24,7 +27,14 @@ static void usage(FILE *out)
 	      "replayed; or prove that there is none. Also compares their worst-case\n"
 	      "instruction counts.\n"
 	      "\n"
+	      "With --flow-affinity: run each program of OBJECT twice on the same inputs,\n"
+	      "letting only bpf_get_prandom_u32, bpf_get_smp_processor_id and\n"
+	      "bpf_get_numa_node_id answer differently, and prove that the return value and\n"
+	      "the redirect calls (target and flags) are the same; or show two such runs.\n"
+	      "\n"
 	      "options:\n"
+	      "  --flow-affinity   one OBJECT: do verdict and redirect target depend on random\n"
+	      "                    numbers or the CPU? (docs/diff.md)\n"
 	      "  --program=NAME    only programs whose function name matches NAME (a glob)\n"
 	      "  --loop-bound=N    unroll each loop at most N times (default 64)\n"
 	      "  --timeout=S       give the solver at most S seconds per query; 0: no solving\n"
@@ -45,9 +55,10 @@ static int bad_number(const char *opt, const char *v, unsigned lo, unsigned hi, 
 }
 
 static int parse(int argc, char **argv, struct diff_opts *o, const char **prog,
-		 const char **old, const char **new)
+		 const char **old, const char **new, bool *self)
 {
 	static const struct option opts[] = {
+		{ "flow-affinity", no_argument, NULL, 'f' },
 		{ "program", required_argument, NULL, 'p' },
 		{ "loop-bound", required_argument, NULL, 'l' },
 		{ "timeout", required_argument, NULL, 't' },
@@ -74,6 +85,9 @@ static int parse(int argc, char **argv, struct diff_opts *o, const char **prog,
 			o->timeout_ms = t * 1000;
 			o->no_time = t == 0;
 			break;
+		case 'f':
+			*self = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -83,13 +97,46 @@ static int parse(int argc, char **argv, struct diff_opts *o, const char **prog,
 			return -1;
 		}
 	}
-	if (argc - optind != 2) {
+	if (*self && argc - optind != 1) {
+		fprintf(stderr, "bpf-invcheck: error: diff --flow-affinity needs one object; try 'bpf-invcheck diff --help'\n");
+		return -1;
+	}
+	if (!*self && argc - optind != 2) {
 		fprintf(stderr, "bpf-invcheck: error: diff needs two objects, OLD and NEW; try 'bpf-invcheck diff --help'\n");
 		return -1;
 	}
 	*old = argv[optind];
-	*new = argv[optind + 1];
+	*new = argv[optind + (*self ? 0 : 1)];
 	return 0;
+}
+
+/* --flow-affinity: the two runs of one program. */
+static void print_self(const struct loaded *l, const struct diff_prog *dp)
+{
+	const struct diff_result *r = &dp->r;
+
+	switch (r->verdict) {
+	case DIFF_EQUIVALENT:
+		printf("%s: independent of random numbers and the CPU\n", dp->name);
+		break;
+	case DIFF_DIFFER:
+		printf("%s: depends on random numbers or the CPU:%s%s%s (both runs replayed in the interpreter)\n",
+		       dp->name, r->ret_differs ? " return value" : "",
+		       r->ret_differs && r->calls_differ ? " and" : "",
+		       r->calls_differ ? " redirect calls" : "");
+		printf("  run 1 returns %" PRIu32 ", run 2 returns %" PRIu32 "\n",
+		       (uint32_t)r->old_replay.r0, (uint32_t)r->new_replay.r0);
+		report_inputs_text(l->o, r->old_cex, &r->old_replay, "run 1, inputs and run", stdout);
+		report_inputs_text(l->o, r->new_cex, &r->new_replay,
+				   "run 2, the same inputs, other random numbers / CPU ids", stdout);
+		break;
+	case DIFF_UNKNOWN:
+		printf("%s: unknown (%s)\n", dp->name, r->reason);
+		break;
+	case DIFF_ERROR:
+		printf("%s: error (%s)\n", dp->name, r->reason);
+		break;
+	}
 }
 
 static void print_prog(const struct loaded *lo, const char *po, const struct loaded *ln,
@@ -144,9 +191,10 @@ int diff_main(int argc, char **argv)
 	const char *prog = NULL, *po, *pn;
 	unsigned i, k[4] = { 0 }, only = 0;
 	struct arena *a;
+	bool self = false;
 	int code = 0;
 
-	if (parse(argc, argv, &o, &prog, &po, &pn))
+	if (parse(argc, argv, &o, &prog, &po, &pn, &self))
 		return 2;
 	a = arena_new();
 	if (!a)
@@ -155,12 +203,16 @@ int diff_main(int argc, char **argv)
 		arena_free(a);
 		return 2;
 	}
-	if (check_load(pn, a, &d, &ln)) {
+	if (self) {
+		selfcomp_run(&lo, po, prog, &o, &rep);
+		ln = lo;
+	} else if (check_load(pn, a, &d, &ln)) {
 		check_unload(&lo);
 		arena_free(a);
 		return 2;
+	} else {
+		diff_run(&lo, po, &ln, pn, prog, &o, &rep);
 	}
-	diff_run(&lo, po, &ln, pn, prog, &o, &rep);
 	if (prog && rep.n == 0) {
 		fprintf(stderr, "bpf-invcheck: error: no program matches '%s' in either object\n", prog);
 		code = 2;
@@ -168,7 +220,10 @@ int diff_main(int argc, char **argv)
 	for (i = 0; i < rep.n; i++) {
 		const struct diff_prog *dp = &rep.progs[i];
 
-		print_prog(&lo, po, &ln, pn, dp);
+		if (self)
+			print_self(&lo, dp);
+		else
+			print_prog(&lo, po, &ln, pn, dp);
 		if (!dp->in_old || !dp->in_new) {
 			only++;
 			continue;
@@ -178,8 +233,12 @@ int diff_main(int argc, char **argv)
 			fprintf(stderr, "bpf-invcheck: internal error in diff of %s: %s\n", dp->name,
 				dp->r.reason);
 	}
-	printf("%u programs compared: %u equivalent, %u differ, %u unknown",
-	       k[0] + k[1] + k[2] + k[3], k[DIFF_EQUIVALENT], k[DIFF_DIFFER], k[DIFF_UNKNOWN]);
+	if (self)
+		printf("%u programs checked: %u independent, %u depend, %u unknown",
+		       k[0] + k[1] + k[2] + k[3], k[DIFF_EQUIVALENT], k[DIFF_DIFFER], k[DIFF_UNKNOWN]);
+	else
+		printf("%u programs compared: %u equivalent, %u differ, %u unknown",
+		       k[0] + k[1] + k[2] + k[3], k[DIFF_EQUIVALENT], k[DIFF_DIFFER], k[DIFF_UNKNOWN]);
 	if (k[DIFF_ERROR])
 		printf(", %u errors", k[DIFF_ERROR]);
 	if (only)
@@ -189,7 +248,8 @@ int diff_main(int argc, char **argv)
 		code = k[DIFF_ERROR] ? 2 : (k[DIFF_DIFFER] || only) ? 1 : k[DIFF_UNKNOWN] ? 3 : 0;
 	diff_report_free(&rep);
 	check_unload(&lo);
-	check_unload(&ln);
+	if (!self)
+		check_unload(&ln);
 	arena_free(a);
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, "bpf-invcheck: error: writing the output failed\n");

@@ -25,6 +25,9 @@
  *   more than test_run takes). A packet shorter than the 14 bytes test_run
  *   needs is padded with zeros. XDP metadata (data_meta < data) is not
  *   passed: the run has none.
+ * - bpf_redirect_map's answer (XDP): the DEVMAP / CPUMAP entry the cex's
+ *   call found is made, a key it missed is deleted (fill_redirects());
+ *   XSKMAP entries need an AF_XDP socket and are not made.
  * Other helper results (random numbers, time, ...) are the kernel's own
  * choice: the message names them. The retval is compared with the low 32
  * bits of the interpreter's r0 (test_run's retval is a u32).
@@ -69,6 +72,7 @@ struct kr {
 	char *msg;
 	size_t len;
 	int ncpus;
+	bool redirects;            /* fill_redirects() made bpf_redirect_map's answers */
 };
 
 static int fail(struct kr *k, int err, const char *fmt, ...)
@@ -250,6 +254,9 @@ static int fill_maps(struct kr *k)
 				return fail(k, err, "cannot write %s: %s", om->name, strerror(-err));
 			continue;
 		}
+		if (om->type == BPF_MAP_TYPE_XSKMAP)
+			return fail(k, -EOPNOTSUPP, "an entry of XSKMAP %s needs an AF_XDP socket bound to a device queue, which the test run does not have",
+				    om->name);
 		stride = (om->value_size + 7) & ~7u;
 		if (is_array(om->type)) {
 			key = (uint32_t)((g->base - SMT_MAP_BASE(g->map)) / stride);
@@ -264,6 +271,58 @@ static int fill_maps(struct kr *k)
 		if (err)
 			return fail(k, err, "cannot write an entry of map %s: %s", om->name,
 				    strerror(-err));
+	}
+	return 0;
+}
+
+/* bpf_redirect_map answers from its map: XDP_REDIRECT when the key has an
+ * entry, the flags' fallback action when not. So the entry the cex's call
+ * found is made (a DEVMAP/DEVMAP_HASH entry: the loopback device, ifindex
+ * 1; a CPUMAP entry: a queue of 192 frames on that CPU) and a key the call
+ * missed is deleted. An XSKMAP entry needs an AF_XDP socket bound to a
+ * device queue: not made, *XSK says so. The key is the cex's: a key the
+ * kernel computes from its own random number or CPU id may be another. */
+static int fill_redirects(struct kr *k, bool *xsk)
+{
+	const struct cex *x = k->x;
+	const struct object *o = k->l->o;
+	uint8_t value[16] = {0};
+	unsigned i;
+
+	*xsk = false;
+	for (i = 0; i < x->ncalls; i++) {
+		const struct cex_call *c = &x->calls[i];
+		const struct obj_map *om;
+		struct bpf_map *map;
+		uint32_t mi, key = (uint32_t)c->args[1], v;
+		int err;
+
+		if (c->helper != BPF_FUNC_redirect_map ||
+		    (c->args[0] & 0xff00000000000000ull) != REPLAY_MAP_HANDLE(0) ||
+		    (c->args[2] & ~0x1bull))          /* invalid flags: ABORTED at once */
+			continue;
+		mi = (uint32_t)(c->args[0] >> 32) & 0xffffff;
+		if (mi >= o->nmaps || !(map = obj_map_of(k, (int)mi)))
+			continue;
+		om = &o->maps[mi];
+		if (c->ret != XDP_REDIRECT) {
+			bpf_map_delete_elem(bpf_map__fd(map), &key);
+			continue;
+		}
+		if (om->type == BPF_MAP_TYPE_XSKMAP) {
+			*xsk = true;
+			continue;
+		}
+		if ((om->type != BPF_MAP_TYPE_DEVMAP && om->type != BPF_MAP_TYPE_DEVMAP_HASH &&
+		     om->type != BPF_MAP_TYPE_CPUMAP) || om->value_size < 4 ||
+		    om->value_size > sizeof(value) || om->key_size != 4)
+			continue;
+		v = om->type == BPF_MAP_TYPE_CPUMAP ? 192 : 1;  /* qsize, or ifindex of lo */
+		memcpy(value, &v, 4);
+		err = bpf_map_update_elem(bpf_map__fd(map), &key, value, BPF_ANY);
+		if (err)
+			return fail(k, -errno, "cannot make the entry %u of map %s that bpf_redirect_map found: %s",
+				    key, om->name, strerror(errno));
 	}
 	return 0;
 }
@@ -327,7 +386,7 @@ static int pad(uint8_t **data, uint32_t *size, uint8_t **own, char *note, size_t
 }
 
 /* The helper calls whose results the kernel chooses itself. */
-static void own_results(const struct cex *x, bool built, char *buf, size_t len)
+static void own_results(const struct cex *x, bool built, bool redirects, char *buf, size_t len)
 {
 	size_t used = 0;
 	unsigned i, j;
@@ -339,7 +398,8 @@ static void own_results(const struct cex *x, bool built, char *buf, size_t len)
 		bool seen = false;
 
 		if (c->helper == BPF_FUNC_map_lookup_elem || c->helper == BPF_FUNC_loop ||
-		    (built && c->helper == BPF_FUNC_skb_load_bytes))
+		    (built && c->helper == BPF_FUNC_skb_load_bytes) ||
+		    (redirects && c->helper == BPF_FUNC_redirect_map))
 			continue;
 		for (j = 0; j < i && !seen; j++)
 			seen = x->calls[j].helper == c->helper && x->calls[j].kfunc == c->kfunc;
@@ -433,7 +493,7 @@ static int run(struct kr *k, int fd, enum bpf_prog_type type, uint64_t expect_r0
 			return fail(k, err, "BPF_PROG_TEST_RUN failed on a %u-byte packet: %s", size,
 				    strerror(-err));
 		}
-		own_results(x, own != NULL, who, sizeof(who));
+		own_results(x, own != NULL, k->redirects, who, sizeof(who));
 		free(own);
 		*reproduced = t.retval == (uint32_t)expect_r0;
 		if (*reproduced)
@@ -493,6 +553,7 @@ int kernel_replay(const struct loaded *l, const struct cex *x, uint64_t expect_r
 	const struct obj_func *f = &l->o->funcs[x->func];
 	struct kr k = { .l = l, .x = x, .msg = msg, .len = len };
 	struct bpf_program *prog;
+	bool xsk = false;
 	int err;
 
 	*reproduced = false;
@@ -514,9 +575,18 @@ int kernel_replay(const struct loaded *l, const struct cex *x, uint64_t expect_r
 	if (err)
 		goto out;
 	err = fill_maps(&k);
+	if (!err && f->prog_type == BPF_PROG_TYPE_XDP) {
+		err = fill_redirects(&k, &xsk);
+		k.redirects = !xsk;
+	}
 	if (err)
 		goto out;
 	err = run(&k, bpf_program__fd(prog), bpf_program__type(prog), expect_r0, reproduced);
+	if (!err && xsk && !*reproduced) {
+		size_t n = strlen(msg);
+
+		snprintf(msg + n, len - n, " (an XSKMAP entry needs an AF_XDP socket: the run has none)");
+	}
 out:
 	bpf_object__close(k.obj);
 	return err;

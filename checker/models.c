@@ -101,7 +101,7 @@ static const struct helper_model models[] = {
 	{ BPF_FUNC_redirect, .ret = MODEL_RET_REDIRECT, ARGS(SCA, SCA) },
 	{ BPF_FUNC_get_route_realm, RET_U32, ARGS(CTX) },
 	{ BPF_FUNC_perf_event_output, ERRNO, ARGS(CTX, MAP, SCA, RD, SCA), SZARG(0, 0, 0, 5) },
-	{ BPF_FUNC_skb_load_bytes, ERRNO, ARGS(CTX, SCA, WR, SCA), SZARG(0, 0, 4) },
+	{ BPF_FUNC_skb_load_bytes, .ret = MODEL_RET_SKB_LOAD, ARGS(CTX, SCA, WR, SCA), SZARG(0, 0, 4) },
 	/* Writes the stack map (arg2), which programs cannot read: the
 	 * verifier allows no other helper on a STACK_TRACE map. */
 	{ BPF_FUNC_get_stackid, RET_ERR_U32, ARGS(CTX, MAP, SCA) },

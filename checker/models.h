@@ -24,6 +24,12 @@ enum model_ret {
 	MODEL_RET_REDIRECT_MAP, /* XDP_REDIRECT (4) or the low 2 bits of arg3 */
 	MODEL_RET_REDIRECT,     /* XDP: XDP_REDIRECT or XDP_ABORTED (0);
 	                         * other types: TC_ACT_REDIRECT (7) or TC_ACT_SHOT (2) */
+	MODEL_RET_SKB_LOAD,     /* bpf_skb_load_bytes on an __sk_buff: 0 when
+	                         * arg2 + arg4 <= skb->len (ctx.len) and
+	                         * arg2 <= 0xffff, -EFAULT when the read is
+	                         * outside skb->len or arg2 > INT_MAX, one of
+	                         * the two in between (kernel-dependent); other
+	                         * contexts: as ERRNO */
 	MODEL_RET_VOID,         /* returns nothing: r0 is any value */
 };
 

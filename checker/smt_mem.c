@@ -113,7 +113,8 @@ static uint16_t call_region(const struct enc *en, const struct ssa_insn *v)
 	case MODEL_RET_RINGBUF:
 		return RG_MEM0 + MR_RINGBUF;
 	case MODEL_RET_ANY: case MODEL_RET_RANGE: case MODEL_RET_ERRNO: case MODEL_RET_KPTR:
-	case MODEL_RET_REDIRECT_MAP: case MODEL_RET_REDIRECT: case MODEL_RET_VOID:
+	case MODEL_RET_REDIRECT_MAP: case MODEL_RET_REDIRECT: case MODEL_RET_SKB_LOAD:
+	case MODEL_RET_VOID:
 		break;
 	}
 	return RG_SCALAR;
@@ -634,6 +635,43 @@ static Z3_ast map_lookup(struct enc *en, const struct ssa_insn *v)
 	return ite(s, nul, s->zero64, add(s, base, Z(s, Z3_mk_bvmul(s->ctx, slot, k(s, 64, stride)))));
 }
 
+static Z3_ast errno_ret(struct smt *s, Z3_ast r)
+{
+	smt_assume(s, smt_and(s, Z(s, Z3_mk_bvsle(s->ctx, k(s, 64, (uint64_t)-4095), r)),
+			      Z(s, Z3_mk_bvsle(s->ctx, r, s->zero64))));
+	return r;
+}
+
+/* bpf_skb_load_bytes(skb, off, to, len) on an __sk_buff (net/core/filter.c):
+ * off > limit -> -EFAULT (limit: 0xffff in old kernels, INT_MAX since);
+ * else skb_header_pointer(), which fails exactly when off + len > skb->len
+ * -> -EFAULT; else 0. skb->len is ctx.len (offset 0) at the call: helpers
+ * that change it take the context as PTR and havoc it. The flow dissector's
+ * skb_load_bytes (same id, another context) keeps the ERRNO model. */
+static Z3_ast skb_load_ret(struct enc *en, const struct ssa_insn *v, Z3_ast r)
+{
+	struct smt *s = en->s;
+	Z3_ast len, off, n, inb, efault = k(s, 64, (uint64_t)-EFAULT);
+
+	if ((en->prog_type != BPF_PROG_TYPE_SCHED_CLS && en->prog_type != BPF_PROG_TYPE_SCHED_ACT &&
+	     en->prog_type != BPF_PROG_TYPE_CGROUP_SKB &&
+	     en->prog_type != BPF_PROG_TYPE_SOCKET_FILTER) ||
+	    en->rg[v->args[0]] != RG_MEM0 + MR_CTX || en->ctxoff[v->args[0]] != 0)
+		return errno_ret(s, r);
+	len = mem_load(s, en->ms.r[MR_CTX], k(s, 64, SMT_CTX_BASE), 4, false);
+	off = widen(s, bits(s, 31, 0, smt_use(en, v->args[1])), 32, false);
+	n = widen(s, bits(s, 31, 0, smt_use(en, v->args[3])), 32, false);
+	inb = ule(s, add(s, off, n), len);
+	smt_assume(s, Z(s, Z3_mk_or(s->ctx, 2, (Z3_ast[]){ smt_eq(s, r, s->zero64),
+							    smt_eq(s, r, efault) })));
+	smt_assume(s, smt_implies(s, smt_and(s, inb, ule(s, off, k(s, 64, 0xffff))),
+				  smt_eq(s, r, s->zero64)));
+	smt_assume(s, smt_implies(s, Z(s, Z3_mk_or(s->ctx, 2, (Z3_ast[]){
+					  smt_not(s, inb), ule(s, k(s, 64, 0x80000000u), off) })),
+				  smt_eq(s, r, efault)));
+	return r;
+}
+
 static Z3_ast model_ret(struct enc *en, const struct ssa_insn *v, const struct helper_model *m)
 {
 	struct smt *s = en->s;
@@ -651,9 +689,9 @@ static Z3_ast model_ret(struct enc *en, const struct ssa_insn *v, const struct h
 					      ule(s, r, k(s, 64, (uint64_t)m->hi))));
 		return r;
 	case MODEL_RET_ERRNO:
-		smt_assume(s, smt_and(s, Z(s, Z3_mk_bvsle(s->ctx, k(s, 64, (uint64_t)-4095), r)),
-				      Z(s, Z3_mk_bvsle(s->ctx, r, s->zero64))));
-		return r;
+		return errno_ret(s, r);
+	case MODEL_RET_SKB_LOAD:
+		return skb_load_ret(en, v, r);
 	case MODEL_RET_MAP_VALUE:
 		return map_lookup(en, v);
 	case MODEL_RET_RINGBUF:

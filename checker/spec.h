@@ -216,10 +216,22 @@ enum spec_selector_kind {
 	SPEC_SEL_ALL            /* '*' */
 };
 
-/* A qualified name: "pack.name" has pack "pack"; a plain one pack NULL. */
+/* A check parameter (extension, docs/spec-language.md section 13):
+ * `NAME = expr` replaces the initialiser of the invariant's state
+ * variable NAME by the constant expr. */
+struct spec_param {
+	struct spec_pos pos;
+	const char *name;
+	struct spec_expr *expr;
+};
+
+/* A qualified name: "pack.name" has pack "pack"; a plain one pack NULL.
+ * In a `check`, optionally with parameters. */
 struct spec_qname {
 	struct spec_pos pos;
 	const char *pack, *name;
+	struct spec_param *params;
+	size_t nparams;
 };
 
 enum spec_pitem_kind { SPEC_P_CHECK, SPEC_P_ASSUME, SPEC_P_INVARIANT, SPEC_P_BOUND,

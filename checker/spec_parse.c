@@ -647,7 +647,36 @@ static struct spec_qname qname(struct parser *p)
 	return q;
 }
 
-/* pitem -> 'check' qname (',' qname)* ';' | 'assume' expr ';'
+/* param -> IDENT '=' expr */
+static struct spec_param param(struct parser *p)
+{
+	struct spec_param pa = { .pos = pos(p) };
+
+	pa.name = str_checkname(p);
+	checknext(p, TK_ASSIGN);
+	pa.expr = expr(p);
+	return pa;
+}
+
+/* qcheck -> qname ['(' param (',' param)* ')']   (parameters: an extension) */
+static struct spec_qname qcheck(struct parser *p)
+{
+	struct spec_qname q = qname(p);
+	struct vec v = {0};
+	unsigned line = p->t->line;
+
+	if (!testnext(p, TK_LPAREN))
+		return q;
+	do
+		*PUSH(p, v, struct spec_param) = param(p);
+	while (testnext(p, TK_COMMA));
+	check_match(p, TK_RPAREN, TK_LPAREN, line);
+	q.params = v.data;
+	q.nparams = v.len;
+	return q;
+}
+
+/* pitem -> 'check' qcheck (',' qcheck)* ';' | 'assume' expr ';'
  *        | invariant | bound | 'relate' IDENT (',' IDENT)* ';'
  * ('relate' is an extension and a contextual keyword: an IDENT here) */
 static void pitem(struct parser *p, struct spec_pitem *pi)
@@ -660,7 +689,7 @@ static void pitem(struct parser *p, struct spec_pitem *pi)
 		pi->kind = SPEC_P_CHECK;
 		next(p);
 		do
-			*PUSH(p, v, struct spec_qname) = qname(p);
+			*PUSH(p, v, struct spec_qname) = qcheck(p);
 		while (testnext(p, TK_COMMA));
 		pi->checks = v.data;
 		pi->nchecks = v.len;

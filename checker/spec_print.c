@@ -261,6 +261,12 @@ static void print_pitem(const struct spec_pitem *pi, FILE *out)
 
 			fprintf(out, "%s%s%s%s", i ? ", " : "", q->pack ? q->pack : "",
 				q->pack ? "." : "", q->name);
+			for (size_t j = 0; j < q->nparams; j++) {
+				fprintf(out, "%s%s = ", j ? ", " : "(", q->params[j].name);
+				spec_print_expr(q->params[j].expr, out);
+			}
+			if (q->nparams)
+				fputc(')', out);
 		}
 		fputs(";\n", out);
 		break;

@@ -190,9 +190,57 @@ static void add_bound(struct resolver *r, const struct spec_bound *b)
 	as->handler = UINT_MAX;
 }
 
-static void rinvariant(struct resolver *r, const struct spec_invariant *inv)
+/* The check parameter of Q (NULL: none) for state variable NAME. */
+static const struct spec_param *param_of(const struct spec_qname *q, const char *name)
+{
+	for (size_t i = 0; q && i < q->nparams; i++)
+		if (!strcmp(q->params[i].name, name))
+			return &q->params[i];
+	return NULL;
+}
+
+/* Check parameters (`check I(x = 3)`, written in ROOT): each names a state
+ * variable of the invariant, at most once. */
+static void check_params(struct resolver *r, const struct spec_qname *q,
+			 const struct sfile *root, const struct sfile *f)
+{
+	for (size_t i = 0; q && i < q->nparams; i++) {
+		const struct spec_param *pa = &q->params[i];
+
+		r->f = root;
+		if (param_of(q, pa->name) != pa)
+			fail(r, pa->pos, "duplicate parameter '%s'", pa->name);
+		if (resolve_find_var(r, pa->name) < 0)
+			fail(r, pa->pos, "invariant '%s' has no state variable '%s' (a check parameter sets one)",
+			     q->name, pa->name);
+	}
+	r->f = f;
+}
+
+/* Variable I's value from check parameter PA: a constant of ROOT. */
+static void param_var(struct resolver *r, unsigned i, const struct spec_param *pa,
+		      const struct sfile *root)
+{
+	struct mon_var *v = &((struct mon_var *)r->vars.data)[i];
+	const struct sfile *f = r->f;
+	const char *what = arena_printf(r->a, "parameter %s", pa->name);
+
+	r->f = root;
+	r->nvisible = 0;
+	resolve_const(r, pa->expr, what);
+	r->scope = SC_CONST;
+	r->what = what;
+	v->init = resolve_expr(r, pa->expr);
+	resolve_value(r, v, v->init);
+	r->f = f;
+}
+
+/* INV, with the parameters of Q (NULL for an inline invariant) */
+static void rinvariant(struct resolver *r, const struct spec_invariant *inv,
+		       const struct spec_qname *q, const struct sfile *root)
 {
 	const struct spec_clause *cl = inv->clauses;
+	const struct spec_param *pa;
 	size_t i, j;
 
 	unsigned k = 0;
@@ -200,9 +248,13 @@ static void rinvariant(struct resolver *r, const struct spec_invariant *inv)
 	for (i = 0; i < inv->nclauses; i++)
 		for (j = 0; cl[i].kind == SPEC_C_STATE && j < cl[i].nvars; j++)
 			declare_var(r, &cl[i].vars[j]);
+	check_params(r, q, root, r->f);
 	for (i = 0; i < inv->nclauses; i++)
-		for (j = 0; cl[i].kind == SPEC_C_STATE && j < cl[i].nvars; j++)
-			init_var(r, k++, &cl[i].vars[j]);
+		for (j = 0; cl[i].kind == SPEC_C_STATE && j < cl[i].nvars; j++, k++)
+			if ((pa = param_of(q, cl[i].vars[j].name)))
+				param_var(r, k, pa, root);
+			else
+				init_var(r, k, &cl[i].vars[j]);
 	r->nvisible = (unsigned)r->vars.len;
 	for (i = 0; i < inv->nclauses; i++) {
 		switch (cl[i].kind) {
@@ -285,7 +337,7 @@ static void end_check(struct resolver *r, struct mon_check *c)
 static void make_check(struct resolver *r, int func, const struct spec_item *blk,
 		       const struct sfile *root, const struct sfile *f,
 		       const struct spec_invariant *inv, const char *name,
-		       struct spec_pos at)
+		       const struct spec_qname *q, struct spec_pos at)
 {
 	struct mon_check c;
 
@@ -293,7 +345,7 @@ static void make_check(struct resolver *r, int func, const struct spec_item *blk
 	begin_check(r, &c, func, name, f, at);
 	c.pos = inv->pos;
 	r->f = f;
-	rinvariant(r, inv);
+	rinvariant(r, inv, q, root);
 	rassumes(r, blk, root);
 	end_check(r, &c);
 }
@@ -393,12 +445,12 @@ static void block_checks(struct resolver *r, int func, const struct spec_item *b
 				inv = lookup(r, root, q, &f);
 				name = q->pack ? arena_printf(r->a, "%s.%s", q->pack,
 							      q->name) : q->name;
-				make_check(r, func, blk, root, f, inv, name, q->pos);
+				make_check(r, func, blk, root, f, inv, name, q, q->pos);
 			}
 			break;
 		case SPEC_P_INVARIANT:
 			make_check(r, func, blk, root, root, &pi->inv,
-				   pi->inv.name, pi->inv.pos);
+				   pi->inv.name, NULL, pi->inv.pos);
 			break;
 		case SPEC_P_BOUND:
 			make_bound(r, func, blk, root, &pi->bound);

@@ -10,7 +10,7 @@ _bpf_invcheck()
 		--replay-kernel --cex-dir= --cex-dot --replay= --kernel-btf= --max-memory= --deadline= --no-timing --cache= --stats -I --pack-dir= --help --version"
 
 	if [[ ${COMP_WORDS[1]} == diff && $COMP_CWORD -gt 1 && $cur == -* ]]; then
-		COMPREPLY=($(compgen -W "--program= --loop-bound= --timeout= --help" -- "$cur"))
+		COMPREPLY=($(compgen -W "--program= --loop-bound= --timeout= --flow-affinity --help" -- "$cur"))
 		[[ ${COMPREPLY[0]} == *= ]] && compopt -o nospace 2>/dev/null
 		return
 	fi

@@ -110,6 +110,20 @@ else
 		--replay-kernel --quiet "$ex/xdp_redirect_route_bug.bpf.o" "$src/examples/xdp_redirect.inv"
 	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 2 (the interpreter's r0 = 2); results the kernel chose itself: bpf_xdp_adjust_head" \
 		--replay-kernel --quiet "$ex/xdp_redirect_vlan_bug.bpf.o" "$src/examples/xdp_redirect.inv"
+	# the bpf_skb_load_bytes model (-EFAULT exactly outside ctx.len) and
+	# bpf_redirect_map's entries (issue 5): the kernel agrees
+	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 4294967282 (the interpreter's r0 = 4294967282) (packet: ctx.len bytes from bpf_skb_load_bytes)$" \
+		--replay-kernel --quiet "$ex/tc_classifier_ret_bug.bpf.o" "$src/examples/tc_classifier.inv"
+	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 2 (the interpreter's r0 = 2) (packet: ctx.len bytes from bpf_skb_load_bytes)$" \
+		--replay-kernel --quiet --program=tc_classifier "$ex/tc_classifier_shot_bug.bpf.o" "$src/examples/tc_classifier.inv"
+	if grep -q "not reproduced" "$tmp/out"; then
+		echo "FAIL: tc_classifier_shot_bug: a violation the kernel does not reproduce: $(grep "not reproduced" "$tmp/out")"
+		fails=$((fails + 1))
+	fi
+	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 4 (the interpreter's r0 = 4); results the kernel chose itself: bpf_get_prandom_u32$" \
+		--replay-kernel --quiet "$ex/xdp_redirect_affinity_bug.bpf.o" "$src/examples/xdp_redirect.inv"
+	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): an entry of XSKMAP xsks needs an AF_XDP socket bound to a device queue, which the test run does not have$" \
+		--replay-kernel --quiet "$ex/xdp_redirect.bpf.o" "$src/tests/data/e2e/xsk_abort.inv"
 	expect_out 1 '"kernel_replay": {"reproduced": true, "message": "reproduced: retval 1' \
 		--replay-kernel --format=json --jobs=2 "$ex/xdp_fw_bug.bpf.o" "$src/examples/xdp_fw.inv"
 fi

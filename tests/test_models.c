@@ -96,6 +96,7 @@ static void check_ret(const struct helper_model *m, const char *name)
 	case MODEL_RET_ERRNO:
 	case MODEL_RET_KPTR:
 	case MODEL_RET_REDIRECT:
+	case MODEL_RET_SKB_LOAD:
 	case MODEL_RET_VOID:
 		break;
 	}
@@ -181,7 +182,7 @@ START_TEST(test_exact)
 		  .lo = -4095, .hi = INT32_MAX, .sign = true,
 		  .arg = { MODEL_ARG_WRITE, MODEL_ARG_SCALAR, MODEL_ARG_SCALAR },
 		  .size_arg = { 2 } },
-		{ .id = BPF_FUNC_skb_load_bytes, .ret = MODEL_RET_ERRNO,
+		{ .id = BPF_FUNC_skb_load_bytes, .ret = MODEL_RET_SKB_LOAD,
 		  .arg = { MODEL_ARG_CTX, MODEL_ARG_SCALAR, MODEL_ARG_WRITE, MODEL_ARG_SCALAR },
 		  .size_arg = { 0, 0, 4 } },
 	};
