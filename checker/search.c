@@ -382,6 +382,22 @@ static void minimise(struct search *sr, struct cand *cd, unsigned site, struct p
 				cd->ent[k][e] = 0;
 		}
 	}
+	if (search_try(sr, cd, (int)site, &s, pr) == 1) {
+		unsigned n = pr->calls.len < S_CALLS ? (unsigned)pr->calls.len : S_CALLS;
+		struct pcall pc[S_CALLS];
+
+		memcpy(pc, pr->pc, sizeof(pc));
+		for (k = 0; k < n; k++) {
+			if (!pc[k].value || cd->opt[k] || !search_fits(&pc[k], 0) ||
+			    (cd->has_ret[k] && !cd->ret[k]))
+				continue;
+			memcpy(t, cd, sizeof(*t));
+			t->has_ret[k] = 1;
+			t->ret[k] = 0;
+			if (search_try(sr, t, (int)site, &s, pr) == 1)
+				memcpy(cd, t, sizeof(*t));
+		}
+	}
 	for (k = 0; k < S_READS; k++) {
 		memcpy(t, cd, sizeof(*t));
 		t->has_rd[k] = 1;
