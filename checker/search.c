@@ -207,7 +207,7 @@ static void push(struct search *sr, const struct cand *cd)
 	if (!n)
 		abort();
 	memcpy(n, cd, sizeof(*n));
-	sr->q[sr->qlen++] = n;
+	sr->q[(sr->qhead + sr->qlen++) % S_QUEUE] = n;
 }
 
 /* Replace the W-byte encodings (both byte orders) of X in BUF[0..N) by Y
@@ -236,6 +236,23 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 					tb[off + i] = (uint8_t)(yy >> (8 * (be ? w - 1 - i : i)));
 				push(sr, t);
 			}
+		}
+	}
+	/* no byte pattern of X, and the branch wants 0: X may be a masked
+	 * load; clear X's bits where the bytes have all of them */
+	for (be = 0; !hits && !y && be < 2 && (be == 0 || w > 1); be++) {
+		for (off = 0; off + w <= n && hits < 4; off++) {
+			uint64_t v = 0;
+
+			for (i = 0; i < w; i++)
+				v |= (uint64_t)buf[off + i] << (8 * (be ? w - 1 - i : i));
+			if ((v & x) != x)
+				continue;
+			hits++;
+			memcpy(t, cd, sizeof(*t));
+			for (i = 0; i < w; i++)
+				tb[off + i] = (uint8_t)((v & ~x) >> (8 * (be ? w - 1 - i : i)));
+			push(sr, t);
 		}
 	}
 }
@@ -268,7 +285,9 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 	for (s = 0; s < 2; s++) {
 		x = ops[s];
 		y = ops[!s];
-		if (!x)
+		if (c->jset)               /* the other side: the bits cleared or set */
+			y = c->taken ? x & ~y : x | y;
+		if (!x || (c->jset && s))
 			continue;
 		for (k = 0; k < pr->calls.len && k < S_CALLS; k++) {
 			const struct cex_call *cc = &((const struct cex_call *)pr->calls.data)[k];
@@ -299,6 +318,10 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 			subst_bytes(sr, cd, t, t->pkt, cd->pkt, cd->len, x, y);
 		for (k = 0; k < pr->nents; k++)
 			subst_bytes(sr, cd, t, t->ent[k], cd->ent[k], S_ENTSZ, x, y);
+		for (k = 0; k < pr->nwr; k++)
+			subst_bytes(sr, cd, t, t->wr[k], cd->wr[k], S_ENTSZ, x, y);
+		if (sr->plain_ctx)
+			subst_bytes(sr, cd, t, t->ctx, cd->ctx, CTX_SIZE, x, y);
 	}
 }
 
@@ -398,6 +421,24 @@ static void minimise(struct search *sr, struct cand *cd, unsigned site, struct p
 				memcpy(cd, t, sizeof(*t));
 		}
 	}
+	for (k = 0; k < S_WR; k++) {
+		for (e = 0; e < S_ENTSZ; e++) {
+			if (!cd->wr[k][e])
+				continue;
+			memcpy(t, cd, sizeof(*t));
+			t->wr[k][e] = 0;
+			if (search_try(sr, t, (int)site, &s, pr) == 1)
+				cd->wr[k][e] = 0;
+		}
+	}
+	for (i = 0; sr->plain_ctx && i < CTX_SIZE; i++) {
+		if (!cd->ctx[i])
+			continue;
+		memcpy(t, cd, sizeof(*t));
+		t->ctx[i] = 0;
+		if (search_try(sr, t, (int)site, &s, pr) == 1)
+			cd->ctx[i] = 0;
+	}
 	for (k = 0; k < S_READS; k++) {
 		memcpy(t, cd, sizeof(*t));
 		t->has_rd[k] = 1;
@@ -423,6 +464,11 @@ static void seeds(struct search *sr, const struct hint *base)
 			for (k = 0; k < S_ENTS; k++)
 				for (i = 0; i < S_ENTSZ; i++)
 					t->ent[k][i] = pattern(i, k + 1);
+			for (k = 0; k < S_WR; k++)
+				for (i = 0; i < S_ENTSZ; i++)
+					t->wr[k][i] = pattern(i, k + 20);
+			for (i = 0; sr->plain_ctx && i < CTX_SIZE; i++)
+				t->ctx[i] = pattern(i, 40);
 		}
 		apply_hint(t, base);
 		push(sr, t);
@@ -465,21 +511,25 @@ bool search_run(const struct loaded *l, const struct mon_check *c, struct arena 
 		abort();
 	for (i = 0; i < l->o->nsections; i++)
 		sr->nslots[i] = l->o->sections[i].nslots;
+	/* a context of plain numbers (XDP, tc, socket programs): patterned too */
+	sr->plain_ctx = sr->has_pkt && l->o->funcs[c->func].prog_type != BPF_PROG_TYPE_XDP;
 	base->exactlen = -1;
 	for (i = 0; i < c->nassumes; i++)
 		hint_cond(sr, base, c->assumes[i]);
 	for (h = 0; h < c->nhandlers; h++)
 		hint_stmts(sr, c->handlers[h].body, c->handlers[h].n, base);
 	seeds(sr, base);
-	while (sr->qhead < sr->qlen && sr->runs < SEARCH_BUDGET) {
-		struct cand *cd = sr->q[sr->qhead++];
+	while (sr->qlen && sr->runs < SEARCH_BUDGET) {
+		struct cand *cd = sr->q[sr->qhead++ % S_QUEUE];
 
+		sr->qlen--;
 		if (search_try(sr, cd, -1, &site, pr) == 1) {
 			found = cd;
 			break;
 		}
 		if (!pr->bad)
 			expand(sr, cd, pr);
+		free(cd);
 	}
 	if (found) {
 		minimise(sr, found, site, pr);
@@ -489,8 +539,9 @@ bool search_run(const struct loaded *l, const struct mon_check *c, struct arena 
 		}
 	}
 	*runs = sr->runs;
+	free(found);
 	for (i = 0; i < sr->qlen; i++)
-		free(sr->q[i]);
+		free(sr->q[(sr->qhead + i) % S_QUEUE]);
 	for (i = 0; i < sr->nhints; i++)
 		free(sr->hints[i]);
 	free(sr->q);

@@ -13,8 +13,9 @@
 #define S_READS    48u
 #define S_ENTS     16u
 #define S_ENTSZ    64u
+#define S_WR       8u                      /* helper writes into the stack */
 #define S_OPTS     4u
-#define S_QUEUE    1024u
+#define S_QUEUE    2048u                   /* candidates waiting */
 #define S_CMPS     512u
 #define KERNEL_LO  0xffff800000000000ull   /* smt_mem.c */
 #define NULL_HI    0x10000ull
@@ -34,6 +35,7 @@ struct cand {
 	uint64_t ret[S_CALLS];
 	uint64_t rd[S_READS];
 	uint8_t ent[S_ENTS][S_ENTSZ];  /* map entries' bytes, in creation order */
+	uint8_t wr[S_WR][S_ENTSZ];     /* bytes helpers write into the stack, in order */
 };
 
 struct cmp {                           /* a conditional jump the probe ran */
@@ -41,6 +43,7 @@ struct cmp {                           /* a conditional jump the probe ran */
 	uint32_t slot;
 	uint64_t a, b;
 	bool is32, taken;
+	bool jset;                     /* a & b, not a comparison */
 };
 
 struct pcall {                         /* what the probe knows of call k */
@@ -69,7 +72,7 @@ struct probe {
 	struct vec regions, calls, reads;  /* cex_region / cex_call / cex_read (arena) */
 	struct pcall pc[S_CALLS];
 	struct pent ents[S_ENTS];
-	unsigned nents, nrb;
+	unsigned nents, nrb, nwr;
 	struct cmp cmps[S_CMPS];
 	unsigned ncmps;
 	bool pending;                  /* cmps[ncmps - 1]'s direction not known yet */
@@ -81,11 +84,11 @@ struct search {
 	const struct loaded *l;
 	const struct mon_check *c;
 	const struct object *o;
-	bool has_pkt;
+	bool has_pkt, plain_ctx;
 	uint32_t off_data, off_end, off_meta;
 	uint32_t *nslots;
 	struct cand **q;
-	unsigned qhead, qlen;
+	unsigned qhead, qlen;          /* a ring of S_QUEUE */
 	uint64_t seen[4096];           /* candidate hashes (+1), open addressing */
 	uint64_t cov[8192];            /* branch (sec, slot, dir) keys (+1) */
 	struct hint **hints;           /* one per spec condition: what it sets */
