@@ -371,7 +371,8 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	struct smt_prog *e = NULL;
 	struct smt *s = NULL;
 	double t0 = check_clock();
-	uint64_t t1;
+	uint64_t t1, search_ns = 0;
+	bool search_done;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -411,10 +412,12 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 		goto out;
 	}
 	t1 = stats_now();
-	if (searched(l, o, r)) {
-		r->stage_ns[STAGE_SOLVE] = stats_now() - t1;
+	search_done = searched(l, o, r);
+	search_ns = stats_now() - t1;     /* in solve (stats.h) */
+	r->stage_ns[STAGE_SOLVE] = search_ns;
+	if (search_done)
 		goto out;
-	}
+	t1 = stats_now();
 	s = smt_new();
 	if (!s) {
 		set_reason(r, CHECK_ERROR, "internal error: no Z3 context");
@@ -444,7 +447,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	}
 	t1 = stats_now();
 	solve(l, s, e, o, r);
-	r->stage_ns[STAGE_SOLVE] = stats_now() - t1;
+	r->stage_ns[STAGE_SOLVE] = search_ns + stats_now() - t1;
 out:
 	smt_free(s);
 	r->seconds = check_clock() - t0;

@@ -42,7 +42,7 @@
 #include "pipeline.h"
 #include "replay.h"
 
-#define SEARCH_BUDGET 256u
+#define SEARCH_BUDGET 96u
 
 /* True with *OUT (site: the failing assert) when an input was found;
  * *RUNS: the inputs tried (minimisation included). C must not have a
