@@ -2,6 +2,7 @@
 #include "bound.h"
 #include "checker.h"
 #include "instrument.h"
+#include "search.h"
 #include "smt.h"
 
 #include <errno.h>
@@ -254,15 +255,10 @@ static bool replay_agrees(const struct check_result *r, const struct replay_resu
 	return rr->outcome == REPLAY_ASSERT_FAILED && rr->site == r->site;
 }
 
-static void violated(const struct loaded *l, struct smt *s, const struct smt_prog *e,
-		     Z3_model m, const struct check_opts *o, struct check_result *r)
+/* R->cex (from a model or the search): replayed, shown only if the replay
+ * fails the same assert; --replay-kernel runs it in the kernel too. */
+static void confirm(const struct loaded *l, const struct check_opts *o, struct check_result *r)
 {
-	char why[256];
-
-	if (cex_extract(s, e, m, r->c, -1, r->arena, &r->cex, why, sizeof(why)) < 0) {
-		set_reason(r, CHECK_ERROR, "internal error: no counterexample from the model: %s", why);
-		return;
-	}
 	r->site = r->cex->site;
 	if (replay_run(l, r->c, r->cex, &r->replay) < 0) {
 		set_reason(r, CHECK_ERROR, "internal error: the counterexample cannot be set up for replay");
@@ -286,6 +282,32 @@ static void violated(const struct loaded *l, struct smt *s, const struct smt_pro
 				       r->kernel_msg, sizeof(r->kernel_msg)) < 0)
 			r->kernel_reproduced = false;
 	}
+}
+
+static void violated(const struct loaded *l, struct smt *s, const struct smt_prog *e,
+		     Z3_model m, const struct check_opts *o, struct check_result *r)
+{
+	char why[256];
+
+	if (cex_extract(s, e, m, r->c, -1, r->arena, &r->cex, why, sizeof(why)) < 0) {
+		set_reason(r, CHECK_ERROR, "internal error: no counterexample from the model: %s", why);
+		return;
+	}
+	confirm(l, o, r);
+}
+
+/* The concrete search (search.h) before Z3: true when it decided R. */
+static bool searched(const struct loaded *l, const struct check_opts *o, struct check_result *r)
+{
+	struct cex *x;
+
+	if (o->no_search || o->no_time || r->c->has_bound ||
+	    !search_run(l, r->c, r->arena, &x, &r->search_runs))
+		return false;
+	r->cex = x;
+	r->by_search = true;
+	confirm(l, o, r);
+	return true;
 }
 
 static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *e,
@@ -349,7 +371,8 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	struct smt_prog *e = NULL;
 	struct smt *s = NULL;
 	double t0 = check_clock();
-	uint64_t t1;
+	uint64_t t1, search_ns = 0;
+	bool search_done;
 	int err;
 
 	memset(r, 0, sizeof(*r));
@@ -389,6 +412,12 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 		goto out;
 	}
 	t1 = stats_now();
+	search_done = searched(l, o, r);
+	search_ns = stats_now() - t1;     /* in solve (stats.h) */
+	r->stage_ns[STAGE_SOLVE] = search_ns;
+	if (search_done)
+		goto out;
+	t1 = stats_now();
 	s = smt_new();
 	if (!s) {
 		set_reason(r, CHECK_ERROR, "internal error: no Z3 context");
@@ -418,7 +447,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	}
 	t1 = stats_now();
 	solve(l, s, e, o, r);
-	r->stage_ns[STAGE_SOLVE] = stats_now() - t1;
+	r->stage_ns[STAGE_SOLVE] = search_ns + stats_now() - t1;
 out:
 	smt_free(s);
 	r->seconds = check_clock() - t0;

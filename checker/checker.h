@@ -40,6 +40,7 @@ struct check_opts {
 	unsigned max_memory_mb;   /* Z3's max_memory per query (smt_set_max_memory); 0: none */
 	unsigned deadline_s;      /* --deadline: the whole run's seconds (messages) */
 	double deadline_at;       /* check_clock() time the run must end by; 0: none */
+	bool no_search;           /* --no-search: no concrete search before Z3 (search.h) */
 };
 
 /* Limits (--max-memory, --deadline) make verdicts unknown with the reason,
@@ -62,6 +63,8 @@ struct check_result {
 	struct cex *witness;      /* HOLDS with has_worst: an input that runs
 	                           * `worst` instructions (replayed: wreplay) */
 	struct replay_result wreplay;
+	bool by_search;           /* VIOLATED by the concrete search, not a Z3 model */
+	unsigned search_runs;     /* inputs the search tried */
 	const char **notes;       /* imprecision worth knowing */
 	unsigned nnotes;
 	double seconds;

@@ -51,6 +51,8 @@ static void usage(FILE *out)
 	      "  --quiet           print only violations, unknowns and errors\n"
 	      "  --no-timing       JSON \"seconds\" is 0: the output is byte-identical\n"
 	      "                    across runs and --jobs values\n"
+	      "  --no-search       no concrete search for counterexamples before the\n"
+	      "                    solver: every violation comes from a Z3 model\n"
 	      "  --replay-kernel   also run each counterexample in the kernel with\n"
 	      "                    BPF_PROG_TEST_RUN (xdp and tc programs, needs bpf():\n"
 	      "                    root or CAP_BPF) and say whether it reproduces\n"
@@ -126,6 +128,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-timing", no_argument, NULL, 'T' },
+		{ "no-search", no_argument, NULL, 'N' },
 		{ "replay-kernel", no_argument, NULL, 'k' },
 		{ "pack-dir", required_argument, NULL, 'I' },
 		{ "cex-dir", required_argument, NULL, 'C' },
@@ -209,6 +212,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 'T':
 			c->no_timing = true;
+			break;
+		case 'N':
+			c->check.no_search = true;
 			break;
 		case 'k':
 			c->check.replay_kernel = true;
@@ -406,6 +412,7 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 			code = 3;
 		}
 		stats_add_check(&c->st, r[i].stage_ns, (uint64_t)(r[i].seconds * 1e9));
+		c->st.search += r[i].by_search;
 		check_result_free(&r[i]);
 	}
 	free(r);

@@ -98,6 +98,6 @@ void stats_write(const struct stats *s, FILE *out)
 		s->checks);
 	for (i = 0; i < STAGE_N; i++)
 		fprintf(out, " %s=%.6f", stats_stage_name((enum stats_stage)i), secs(s->ns[i]));
-	fprintf(out, " total=%.6f max_check=%.6f peak_rss_kb=%ld\n", secs(stats_now() - s->start),
-		secs(s->max_check), stats_peak_rss_kb());
+	fprintf(out, " total=%.6f max_check=%.6f peak_rss_kb=%ld search=%u\n",
+		secs(stats_now() - s->start), secs(s->max_check), stats_peak_rss_kb(), s->search);
 }

@@ -11,7 +11,10 @@
  * stderr) is the machine-readable format the benchmark reads:
  *   bpf-invcheck-stats: insns=N checks=K load=S decode=S cfg=S ssa=S
  *     instrument=S encode=S solve=S total=S max_check=S peak_rss_kb=N
- * (seconds with 6 decimals; total is the wall time from the start of main).
+ *     search=N
+ * (seconds with 6 decimals; total is the wall time from the start of main;
+ * search: the checks whose verdict the concrete search found, without Z3;
+ * their time is in solve).
  */
 #ifndef INVCHECK_STATS_H
 #define INVCHECK_STATS_H
@@ -30,6 +33,7 @@ struct stats {
 	uint64_t max_check;       /* the slowest check (ns) */
 	uint64_t insns;           /* instruction slots of the object's code */
 	unsigned checks;
+	unsigned search;          /* checks the concrete search decided (search.h) */
 };
 
 uint64_t stats_now(void);

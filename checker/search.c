@@ -1,0 +1,554 @@
+/* search.c - concrete search for counterexamples before Z3 (contract:
+ * search.h): the candidates (seeds, the spec's conditions as hints, the
+ * other side of each branch, the other choice of each call), the budget,
+ * and the minimisation of what was found. The probe is search_probe.c.
+ */
+#include "search_priv.h"
+
+#include "instrument.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small tables ------------------------------------------------------ */
+
+static uint64_t mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+
+/* Insert KEY into the table T of N slots; false if it was there. */
+static bool set_add(uint64_t *t, unsigned n, uint64_t key)
+{
+	unsigned i = (unsigned)mix(key) & (n - 1), k;
+
+	for (k = 0; k < n; k++, i = (i + 1) & (n - 1)) {
+		if (t[i] == key + 1)
+			return false;
+		if (!t[i]) {
+			t[i] = key + 1;
+			return true;
+		}
+	}
+	return false;                  /* full: treat as seen */
+}
+
+static bool set_has(const uint64_t *t, unsigned n, uint64_t key)
+{
+	unsigned i = (unsigned)mix(key) & (n - 1), k;
+
+	for (k = 0; k < n && t[i]; k++, i = (i + 1) & (n - 1))
+		if (t[i] == key + 1)
+			return true;
+	return false;
+}
+
+static uint64_t cand_hash(const struct cand *cd)
+{
+	const uint8_t *p = (const uint8_t *)cd;
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t i;
+
+	for (i = 0; i < sizeof(*cd); i++)
+		h = (h ^ p[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t edge_key(int sec, uint32_t slot, bool taken)
+{
+	return ((uint64_t)(uint32_t)sec << 33) | ((uint64_t)slot << 1) | taken;
+}
+
+/* ---- hints: what the spec's conditions say about the input ------------- */
+
+
+static bool pkt_ptr(const struct mon_expr *p, uint64_t *off)
+{
+	if (p->kind == MON_PKT) {
+		*off = 0;
+		return true;
+	}
+	if (p->kind == MON_BINARY && p->op == SPEC_BIN_ADD && p->n == 2) {
+		if (p->a[0]->kind == MON_PKT && p->a[1]->kind == MON_NUM) {
+			*off = p->a[1]->num;
+			return true;
+		}
+		if (p->a[1]->kind == MON_PKT && p->a[0]->kind == MON_NUM) {
+			*off = p->a[0]->num;
+			return true;
+		}
+	}
+	return false;
+}
+
+static void hint_bytes(uint8_t *val, uint8_t *msk, uint32_t cap, uint64_t off, uint32_t size,
+		       bool be, uint64_t v, uint64_t mask)
+{
+	uint32_t i, sh;
+
+	if (size > 8 || off + size > cap)
+		return;
+	for (i = 0; i < size; i++) {
+		sh = be ? 8 * (size - 1 - i) : 8 * i;
+		msk[off + i] |= (uint8_t)(mask >> sh);
+		val[off + i] = (uint8_t)((val[off + i] & ~(mask >> sh)) | ((v & mask) >> sh));
+	}
+}
+
+/* X == V, X one of: a load from pkt + K, (load & MASK), pkt_len, ctx.FIELD */
+static void hint_eq(struct search *sr, struct hint *h, const struct mon_expr *x, uint64_t v)
+{
+	uint64_t mask = ~0ull, off;
+
+	if (x->kind == MON_BINARY && x->op == SPEC_BIN_BAND && x->n == 2 &&
+	    (x->a[1]->kind == MON_NUM || x->a[0]->kind == MON_NUM)) {
+		mask = x->a[1]->kind == MON_NUM ? x->a[1]->num : x->a[0]->num;
+		x = x->a[1]->kind == MON_NUM ? x->a[0] : x->a[1];
+	}
+	if (x->kind == MON_LOAD && x->n >= 1 && pkt_ptr(x->a[0], &off) && off < S_PKT) {
+		if (x->size < 8)
+			mask &= (1ull << (8 * x->size)) - 1;
+		hint_bytes(h->v.pkt, h->pm, S_PKT, off, x->size, x->be, v, mask);
+		if (off + x->size > h->minlen)
+			h->minlen = (uint32_t)(off + x->size);
+	} else if (x->kind == MON_PKT_LEN && mask == ~0ull && v <= S_PKT) {
+		h->exactlen = (int64_t)v;
+	} else if (x->kind == MON_CTX && x->size <= 8 && (uint64_t)x->off + x->size <= CTX_SIZE &&
+		   !(sr->has_pkt && (x->off == sr->off_data || x->off == sr->off_end ||
+				     x->off == sr->off_meta))) {
+		hint_bytes(h->v.ctx, h->cm, CTX_SIZE, x->off, x->size, false, v,
+			   x->size < 8 ? mask & ((1ull << (8 * x->size)) - 1) : mask);
+	}
+}
+
+static void hint_cond(struct search *sr, struct hint *h, const struct mon_expr *e)
+{
+	const struct mon_expr *x, *n;
+
+	if (e->kind == MON_BINARY && e->op == SPEC_BIN_LAND && e->n == 2) {
+		hint_cond(sr, h, e->a[0]);
+		hint_cond(sr, h, e->a[1]);
+		return;
+	}
+	if (e->kind == MON_IN_SET && e->n >= 2 && e->a[1]->kind == MON_NUM) {
+		hint_eq(sr, h, e->a[0], e->a[1]->num);
+		return;
+	}
+	if (e->kind != MON_BINARY || e->n != 2)
+		return;
+	n = e->a[1]->kind == MON_NUM ? e->a[1] : e->a[0];
+	x = n == e->a[1] ? e->a[0] : e->a[1];
+	if (n->kind != MON_NUM)
+		return;
+	if (e->op == SPEC_BIN_EQ)
+		hint_eq(sr, h, x, n->num);
+	else if (x->kind == MON_PKT_LEN && x == e->a[0] && n->num < S_PKT &&
+		 (e->op == SPEC_BIN_GE || e->op == SPEC_BIN_GT))
+		h->minlen = (uint32_t)n->num + (e->op == SPEC_BIN_GT) > h->minlen ?
+			    (uint32_t)n->num + (e->op == SPEC_BIN_GT) : h->minlen;
+}
+
+static void add_hint(struct search *sr, const struct hint *h)
+{
+	if (sr->nhints >= 64)
+		return;
+	sr->hints[sr->nhints] = malloc(sizeof(struct hint));
+	if (!sr->hints[sr->nhints])
+		abort();
+	memcpy(sr->hints[sr->nhints++], h, sizeof(*h));
+}
+
+/* One hint per `if` (its condition and those of the ifs around it). */
+static void hint_stmts(struct search *sr, struct mon_stmt **st, unsigned n, const struct hint *outer)
+{
+	struct hint *h;
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		if (st[i]->kind != MON_S_IF)
+			continue;
+		h = malloc(sizeof(*h));
+		if (!h)
+			abort();
+		memcpy(h, outer, sizeof(*h));
+		hint_cond(sr, h, st[i]->e);
+		add_hint(sr, h);
+		hint_stmts(sr, st[i]->then, st[i]->nthen, h);
+		free(h);
+	}
+}
+
+static void apply_hint(struct cand *cd, const struct hint *h)
+{
+	uint32_t i;
+
+	for (i = 0; i < S_PKT; i++)
+		cd->pkt[i] = (uint8_t)((cd->pkt[i] & ~h->pm[i]) | (h->v.pkt[i] & h->pm[i]));
+	for (i = 0; i < CTX_SIZE; i++)
+		cd->ctx[i] = (uint8_t)((cd->ctx[i] & ~h->cm[i]) | (h->v.ctx[i] & h->cm[i]));
+	if (h->exactlen >= 0)
+		cd->len = (uint32_t)h->exactlen;
+	else if (cd->len < h->minlen)
+		cd->len = h->minlen;
+}
+
+/* ---- the search -------------------------------------------------------- */
+
+static void push(struct search *sr, const struct cand *cd)
+{
+	struct cand *n;
+
+	if (sr->qlen >= S_QUEUE || !set_add(sr->seen, ARRAY_SIZE(sr->seen), cand_hash(cd)))
+		return;
+	n = malloc(sizeof(*n));
+	if (!n)
+		abort();
+	memcpy(n, cd, sizeof(*n));
+	sr->q[(sr->qhead + sr->qlen++) % S_QUEUE] = n;
+}
+
+/* Replace the W-byte encodings (both byte orders) of X in BUF[0..N) by Y
+ * and Y +- 1, a candidate each (at most 4 places). */
+static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t, uint8_t *tb,
+			const uint8_t *buf, uint32_t n, uint64_t x, uint64_t y)
+{
+	unsigned w = x < 0x100 ? 1 : x < 0x10000 ? 2 : x < 0x100000000ull ? 4 : 8, be, d, hits = 0;
+	uint8_t enc[8];
+	uint32_t off, i;
+
+	for (be = 0; be < 2 && (be == 0 || w > 1); be++) {
+		for (i = 0; i < w; i++)
+			enc[i] = (uint8_t)(x >> (8 * (be ? w - 1 - i : i)));
+		for (off = 0; off + w <= n && hits < 4; off++) {
+			if (memcmp(buf + off, enc, w))
+				continue;
+			hits++;
+			for (d = 0; d < 3; d++) {
+				uint64_t yy = y + (d == 1) - (d == 2);
+
+				if (w < 8 && yy >> (8 * w))
+					continue;
+				memcpy(t, cd, sizeof(*t));
+				for (i = 0; i < w; i++)
+					tb[off + i] = (uint8_t)(yy >> (8 * (be ? w - 1 - i : i)));
+				push(sr, t);
+			}
+		}
+	}
+	/* no byte pattern of X, and the branch wants 0: X may be a masked
+	 * load; clear X's bits where the bytes have all of them */
+	for (be = 0; !hits && !y && be < 2 && (be == 0 || w > 1); be++) {
+		for (off = 0; off + w <= n && hits < 4; off++) {
+			uint64_t v = 0;
+
+			for (i = 0; i < w; i++)
+				v |= (uint64_t)buf[off + i] << (8 * (be ? w - 1 - i : i));
+			if ((v & x) != x)
+				continue;
+			hits++;
+			memcpy(t, cd, sizeof(*t));
+			for (i = 0; i < w; i++)
+				tb[off + i] = (uint8_t)((v & ~x) >> (8 * (be ? w - 1 - i : i)));
+			push(sr, t);
+		}
+	}
+}
+
+/* New candidates from branch C of a run of CD: make its other side run. */
+static void flip(struct search *sr, const struct cand *cd, struct probe *pr, const struct cmp *c,
+		 struct cand *t)
+{
+	uint64_t ops[2] = { c->a, c->b }, x, y, mask = c->is32 ? 0xffffffffull : ~0ull;
+	unsigned s, k, d;
+
+	if (sr->has_pkt && !c->is32) {
+		for (s = 0; s < 2; s++) {
+			int64_t l = (int64_t)(ops[!s] - pr->data);
+
+			if (ops[s] != pr->end || ops[!s] < pr->data || l > (int64_t)S_PKT)
+				continue;
+			for (d = 0; d < 3; d++) {
+				int64_t nl = l + (int64_t)d - 1;
+
+				if (nl < 0 || nl > (int64_t)S_PKT)
+					continue;
+				memcpy(t, cd, sizeof(*t));
+				t->len = (uint32_t)nl;
+				push(sr, t);
+			}
+			return;
+		}
+	}
+	for (s = 0; s < 2; s++) {
+		x = ops[s];
+		y = ops[!s];
+		if (c->jset)               /* the other side: the bits cleared or set */
+			y = c->taken ? x & ~y : x | y;
+		if (!x || (c->jset && s))
+			continue;
+		for (k = 0; k < pr->calls.len && k < S_CALLS; k++) {
+			const struct cex_call *cc = &((const struct cex_call *)pr->calls.data)[k];
+
+			if (!pr->pc[k].value || (cc->ret & mask) != x || cd->opt[k])
+				continue;
+			for (d = 0; d < 3; d++) {
+				memcpy(t, cd, sizeof(*t));
+				t->has_ret[k] = 1;
+				t->ret[k] = (cc->ret & ~mask) | ((y + (d == 1) - (d == 2)) & mask);
+				if (search_fits(&pr->pc[k], t->ret[k]))
+					push(sr, t);
+			}
+		}
+		for (k = 0; k < pr->reads.len; k++) {
+			const struct cex_read *rd = &((const struct cex_read *)pr->reads.data)[k];
+
+			if ((rd->value & mask) != x)
+				continue;
+			for (d = 0; d < 3; d++) {
+				memcpy(t, cd, sizeof(*t));
+				t->has_rd[k] = 1;
+				t->rd[k] = y + (d == 1) - (d == 2);
+				push(sr, t);
+			}
+		}
+		if (sr->has_pkt)
+			subst_bytes(sr, cd, t, t->pkt, cd->pkt, cd->len, x, y);
+		for (k = 0; k < pr->nents; k++)
+			subst_bytes(sr, cd, t, t->ent[k], cd->ent[k], S_ENTSZ, x, y);
+		for (k = 0; k < pr->nwr; k++)
+			subst_bytes(sr, cd, t, t->wr[k], cd->wr[k], S_ENTSZ, x, y);
+		if (sr->plain_ctx)
+			subst_bytes(sr, cd, t, t->ctx, cd->ctx, CTX_SIZE, x, y);
+	}
+}
+
+static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
+{
+	struct cand *t = malloc(sizeof(*t));
+	bool fresh = false;
+	unsigned i, k, o;
+
+	if (!t)
+		abort();
+	for (i = 0; i < pr->ncmps; i++)
+		if (!pr->pending || i + 1 < pr->ncmps)
+			fresh |= set_add(sr->cov, ARRAY_SIZE(sr->cov),
+					 edge_key(pr->cmps[i].sec, pr->cmps[i].slot, pr->cmps[i].taken));
+	/* the other choice of each call not decided yet */
+	for (k = cd->fixed; k < pr->calls.len && k < S_CALLS; k++) {
+		for (o = 1; o < pr->pc[k].nopts; o++) {
+			memcpy(t, cd, sizeof(*t));
+			t->opt[k] = (uint8_t)o;
+			t->fixed = k + 1;
+			push(sr, t);
+		}
+	}
+	for (i = 0; i < pr->ncmps; i++) {
+		const struct cmp *c = &pr->cmps[i];
+
+		if (pr->pending && i + 1 == pr->ncmps)
+			break;
+		if (!set_has(sr->cov, ARRAY_SIZE(sr->cov), edge_key(c->sec, c->slot, !c->taken)))
+			flip(sr, cd, pr, c, t);
+	}
+	for (i = 0; fresh && i < sr->nhints; i++) {
+		memcpy(t, cd, sizeof(*t));
+		apply_hint(t, sr->hints[i]);
+		push(sr, t);
+	}
+	free(t);
+}
+
+static uint8_t pattern(unsigned i, unsigned salt)
+{
+	return (uint8_t)(0x41 + i * 13 + salt * 29);
+}
+
+/* Simpler inputs that fail the same assert: a shorter packet, bytes and
+ * answers 0. */
+static void minimise(struct search *sr, struct cand *cd, unsigned site, struct probe *pr)
+{
+	static const uint32_t lens[] = { 0, 14, 34, 42, 54, 60, 64 };
+	struct cand *t = malloc(sizeof(*t));
+	unsigned s, i, k;
+	uint32_t e;
+
+	if (!t)
+		abort();
+	for (i = 0; i < ARRAY_SIZE(lens) && lens[i] < cd->len; i++) {
+		memcpy(t, cd, sizeof(*t));
+		t->len = lens[i];
+		if (search_try(sr, t, (int)site, &s, pr) == 1) {
+			cd->len = lens[i];
+			break;
+		}
+	}
+	memset(cd->pkt + cd->len, 0, S_PKT - cd->len);
+	for (i = 0; i < cd->len; i++) {
+		if (!cd->pkt[i])
+			continue;
+		memcpy(t, cd, sizeof(*t));
+		t->pkt[i] = 0;
+		if (search_try(sr, t, (int)site, &s, pr) == 1)
+			cd->pkt[i] = 0;
+	}
+	for (k = 0; k < S_ENTS; k++) {
+		for (e = 0; e < S_ENTSZ; e++) {
+			if (!cd->ent[k][e])
+				continue;
+			memcpy(t, cd, sizeof(*t));
+			t->ent[k][e] = 0;
+			if (search_try(sr, t, (int)site, &s, pr) == 1)
+				cd->ent[k][e] = 0;
+		}
+	}
+	if (search_try(sr, cd, (int)site, &s, pr) == 1) {
+		unsigned n = pr->calls.len < S_CALLS ? (unsigned)pr->calls.len : S_CALLS;
+		struct pcall pc[S_CALLS];
+
+		memcpy(pc, pr->pc, sizeof(pc));
+		for (k = 0; k < n; k++) {
+			if (!pc[k].value || cd->opt[k] || !search_fits(&pc[k], 0) ||
+			    (cd->has_ret[k] && !cd->ret[k]))
+				continue;
+			memcpy(t, cd, sizeof(*t));
+			t->has_ret[k] = 1;
+			t->ret[k] = 0;
+			if (search_try(sr, t, (int)site, &s, pr) == 1)
+				memcpy(cd, t, sizeof(*t));
+		}
+	}
+	for (k = 0; k < S_WR; k++) {
+		for (e = 0; e < S_ENTSZ; e++) {
+			if (!cd->wr[k][e])
+				continue;
+			memcpy(t, cd, sizeof(*t));
+			t->wr[k][e] = 0;
+			if (search_try(sr, t, (int)site, &s, pr) == 1)
+				cd->wr[k][e] = 0;
+		}
+	}
+	for (i = 0; sr->plain_ctx && i < CTX_SIZE; i++) {
+		if (!cd->ctx[i])
+			continue;
+		memcpy(t, cd, sizeof(*t));
+		t->ctx[i] = 0;
+		if (search_try(sr, t, (int)site, &s, pr) == 1)
+			cd->ctx[i] = 0;
+	}
+	for (k = 0; k < S_READS; k++) {
+		memcpy(t, cd, sizeof(*t));
+		t->has_rd[k] = 1;
+		t->rd[k] = 0;
+		if ((!cd->has_rd[k] || cd->rd[k]) && search_try(sr, t, (int)site, &s, pr) == 1)
+			memcpy(cd, t, sizeof(*t));
+	}
+	free(t);
+}
+
+static void seeds(struct search *sr, const struct hint *base)
+{
+	struct cand *t = calloc(1, sizeof(*t));
+	unsigned salt, i, k;
+
+	if (!t)
+		abort();
+	for (salt = 0; salt < 2; salt++) {
+		memset(t, 0, sizeof(*t));
+		if (salt) {
+			for (i = 0; i < S_PKT; i++)
+				t->pkt[i] = pattern(i, 0);
+			for (k = 0; k < S_ENTS; k++)
+				for (i = 0; i < S_ENTSZ; i++)
+					t->ent[k][i] = pattern(i, k + 1);
+			for (k = 0; k < S_WR; k++)
+				for (i = 0; i < S_ENTSZ; i++)
+					t->wr[k][i] = pattern(i, k + 20);
+			for (i = 0; sr->plain_ctx && i < CTX_SIZE; i++)
+				t->ctx[i] = pattern(i, 40);
+		}
+		apply_hint(t, base);
+		push(sr, t);
+		for (i = 0; i < sr->nhints; i++) {
+			struct cand *h = malloc(sizeof(*h));
+
+			if (!h)
+				abort();
+			memcpy(h, t, sizeof(*h));
+			apply_hint(h, sr->hints[i]);
+			push(sr, h);
+			free(h);
+		}
+	}
+	free(t);
+}
+
+bool search_run(const struct loaded *l, const struct mon_check *c, struct arena *a,
+		struct cex **out, unsigned *runs)
+{
+	struct search *sr = calloc(1, sizeof(*sr));
+	struct probe *pr = malloc(sizeof(*pr));
+	struct hint *base = calloc(1, sizeof(*base));
+	struct cand *found = NULL;
+	unsigned i, h, site = 0;
+	bool ok = false;
+
+	if (!sr || !pr || !base)
+		abort();
+	*runs = 0;
+	sr->l = l;
+	sr->c = c;
+	sr->o = l->o;
+	sr->has_pkt = instrument_pkt_fields(l->o->funcs[c->func].prog_type, &sr->off_data,
+					    &sr->off_end, &sr->off_meta);
+	sr->nslots = calloc(l->o->nsections + 1, sizeof(uint32_t));
+	sr->q = calloc(S_QUEUE, sizeof(*sr->q));
+	sr->hints = calloc(64, sizeof(*sr->hints));
+	if (!sr->nslots || !sr->q || !sr->hints)
+		abort();
+	for (i = 0; i < l->o->nsections; i++)
+		sr->nslots[i] = l->o->sections[i].nslots;
+	/* a context of plain numbers (XDP, tc, socket programs): patterned too */
+	sr->plain_ctx = sr->has_pkt && l->o->funcs[c->func].prog_type != BPF_PROG_TYPE_XDP;
+	base->exactlen = -1;
+	for (i = 0; i < c->nassumes; i++)
+		hint_cond(sr, base, c->assumes[i]);
+	for (h = 0; h < c->nhandlers; h++)
+		hint_stmts(sr, c->handlers[h].body, c->handlers[h].n, base);
+	seeds(sr, base);
+	while (sr->qlen && sr->runs < SEARCH_BUDGET) {
+		struct cand *cd = sr->q[sr->qhead++ % S_QUEUE];
+
+		sr->qlen--;
+		if (search_try(sr, cd, -1, &site, pr) == 1) {
+			found = cd;
+			break;
+		}
+		if (!pr->bad)
+			expand(sr, cd, pr);
+		free(cd);
+	}
+	if (found) {
+		minimise(sr, found, site, pr);
+		if (search_probe(sr, found, a, out, pr)) {
+			(*out)->site = site;
+			ok = true;
+		}
+	}
+	*runs = sr->runs;
+	free(found);
+	for (i = 0; i < sr->qlen; i++)
+		free(sr->q[(sr->qhead + i) % S_QUEUE]);
+	for (i = 0; i < sr->nhints; i++)
+		free(sr->hints[i]);
+	free(sr->q);
+	free(sr->hints);
+	free(sr->nslots);
+	free(sr);
+	free(pr);
+	free(base);
+	return ok;
+}

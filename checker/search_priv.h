@@ -1,0 +1,117 @@
+/* search_priv.h - what search.c (candidates, hints, the search) and
+ * search_probe.c (the probe: an interpreter environment answering from a
+ * candidate) share. Contract of the stage: search.h. */
+#ifndef INVCHECK_SEARCH_PRIV_H
+#define INVCHECK_SEARCH_PRIV_H
+
+#include "search.h"
+
+#define CTX_SIZE   256u                    /* as cex.c */
+#define PKT_TAIL   64u
+#define S_PKT      1514u                   /* longest packet tried */
+#define S_CALLS    48u
+#define S_READS    48u
+#define S_ENTS     16u
+#define S_ENTSZ    64u
+#define S_WR       8u                      /* helper writes into the stack */
+#define S_OPTS     4u
+#define S_QUEUE    2048u                   /* candidates waiting */
+#define S_CMPS     512u
+#define KERNEL_LO  0xffff800000000000ull   /* smt_mem.c */
+#define NULL_HI    0x10000ull
+#define KPTR_BASE  0xffff888000000000ull   /* a kernel object a KPTR helper returns */
+#define BPF_MAX_LOOPS (8u << 20)
+
+struct hint;
+
+struct cand {
+	uint32_t len;                  /* packet bytes */
+	uint32_t fixed;                /* calls below this have their option decided */
+	uint8_t pkt[S_PKT];
+	uint8_t ctx[CTX_SIZE];
+	uint8_t opt[S_CALLS];
+	uint8_t has_ret[S_CALLS];
+	uint8_t has_rd[S_READS];
+	uint64_t ret[S_CALLS];
+	uint64_t rd[S_READS];
+	uint8_t ent[S_ENTS][S_ENTSZ];  /* map entries' bytes, in creation order */
+	uint8_t wr[S_WR][S_ENTSZ];     /* bytes helpers write into the stack, in order */
+};
+
+struct cmp {                           /* a conditional jump the probe ran */
+	int sec;
+	uint32_t slot;
+	uint64_t a, b;
+	bool is32, taken;
+	bool jset;                     /* a & b, not a comparison */
+};
+
+struct pcall {                         /* what the probe knows of call k */
+	uint8_t nopts;
+	bool value;                    /* its result may be any value of a range */
+	int64_t lo, hi;
+	bool sign;
+};
+
+struct pent {                          /* a map entry the run created */
+	int map;
+	uint64_t addr;
+	uint8_t key[64];
+	uint32_t ks;
+	int region;                    /* probe interpreter region */
+};
+
+struct probe {
+	const struct loaded *l;
+	const struct mon_check *c;
+	const struct object *o;
+	const struct search *sr;
+	const struct cand *cd;
+	struct arena *a;
+	struct interp ip;
+	struct vec regions, calls, reads;  /* cex_region / cex_call / cex_read (arena) */
+	struct pcall pc[S_CALLS];
+	struct pent ents[S_ENTS];
+	unsigned nents, nrb, nwr;
+	struct cmp cmps[S_CMPS];
+	unsigned ncmps;
+	bool pending;                  /* cmps[ncmps - 1]'s direction not known yet */
+	bool bad;                      /* outside what the search models: give up */
+	uint64_t data, end;
+};
+
+struct search {
+	const struct loaded *l;
+	const struct mon_check *c;
+	const struct object *o;
+	bool has_pkt, plain_ctx;
+	uint32_t off_data, off_end, off_meta;
+	uint32_t *nslots;
+	struct cand **q;
+	unsigned qhead, qlen;          /* a ring of S_QUEUE */
+	uint64_t seen[4096];           /* candidate hashes (+1), open addressing */
+	uint64_t cov[8192];            /* branch (sec, slot, dir) keys (+1) */
+	struct hint **hints;           /* one per spec condition: what it sets */
+	unsigned nhints;
+	unsigned runs;
+	bool gave_up;
+};
+
+struct hint {
+	struct cand v;                 /* the bytes it sets */
+	uint8_t pm[S_PKT], cm[CTX_SIZE];   /* which bits of pkt / ctx it sets */
+	uint32_t minlen;
+	int64_t exactlen;              /* -1: none */
+};
+
+/* search_probe.c */
+bool search_fits(const struct pcall *p, uint64_t v);
+/* Run CD: *X (in arena A) is the cex it makes; false if the probe left the
+ * model (pr->bad) or could not be set up. PR: the trace. */
+bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, struct cex **x,
+		  struct probe *pr);
+/* Probe and replay CD: 1 when the replay fails an assert (*SITE; WANT
+ * >= 0: that one), else 0. */
+int search_try(struct search *sr, const struct cand *cd, int want, unsigned *site,
+	       struct probe *pr);
+#endif
