@@ -3,7 +3,7 @@
 # Seeds and runs one libFuzzer target of a -Dfuzz=true build for SECONDS
 # (0: until stopped). The corpus grows in BUILD/fuzz-corpus/TARGET; a crash
 # is written to BUILD/fuzz-crashes/ and the script exits non-zero.
-# Targets: fuzz_object, fuzz_spec, fuzz_check (docs/testing.md).
+# Targets: fuzz_object, fuzz_spec, fuzz_check, fuzz_replay (docs/testing.md).
 set -euo pipefail
 build=$1 target=$2 secs=$3
 shift 3
@@ -24,7 +24,7 @@ fuzz_spec)
 		[ -f "$f" ] && cp "$f" "$seeds/$(basename "$(dirname "$f")")-$(basename "$f")"
 	done
 	;;
-fuzz_check)
+fuzz_check | fuzz_replay)
 	# the object order of tests/fuzz/meson.build (FUZZ_OBJECTS)
 	i=0
 	for n in xdp_fw loop_sum tc_classifier trace_exec tailcall scx_mini; do
