@@ -31,6 +31,8 @@ fuzz_check | fuzz_replay)
 		{ printf "\\$(printf %03o $i)"; cat "$src/examples/$n.inv"; } >"$seeds/spec-$n"
 		i=$((i + 1))
 	done
+	# a `relate` (checked against scx_mini, object 5)
+	{ printf '\005'; cat "$src/examples/scx_dsqs.inv"; } >"$seeds/spec-scx_dsqs"
 	for n in xdp_fw tc_classifier tailcall lsm_policy cgroup_skb; do
 		{ printf '\200'; cat "$ex/$n.bpf.o"; } >"$seeds/obj-$n"
 	done
