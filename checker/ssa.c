@@ -530,6 +530,8 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	p->nvalues = (uint32_t)l.values.len;
 	if (!err && !p->unsupported)
 		p->unsupported = ssa_undef_use(p);   /* ssa_undef.c */
+	if (!err && !p->unsupported)
+		p->unsupported = ssa_map_value_oob(p);
 	buf_free(&l.ptrs);
 	buf_free(&l.insns);
 	if (err)
