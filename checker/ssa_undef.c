@@ -118,7 +118,9 @@ static const char *use_of(const uint8_t *m, const struct ssa_insn *v)
 	case SSA_ATOMIC:
 		if (v->nargs && m[v->args[0]])
 			return access;
-		return any(m, v, 1, 3) ? store : NULL;
+		/* args[2], r0, is read by cmpxchg only */
+		return any(m, v, 1, v->kind == SSA_ATOMIC && v->op == ISA_ATOMIC_CMPXCHG ? 3 : 2)
+			? store : NULL;
 	case SSA_SLOTLOAD:
 		return v->nargs && m[v->args[0]] ? access : NULL;
 	case SSA_SLOTSTORE:

@@ -493,6 +493,8 @@ static const struct undef_case {
 	{ "half-written slot read whole", { ST_W(10, -8, 1), LDX_DW(2, 10, -8), LDX_B(0, 2, 0), EXIT() },
 	  4, UNDEF_ACCESS },
 	{ "stored to memory", { MOV64_IMM(0, 0), STX_DW(1, 6, 0), EXIT() }, 3, UNDEF_STORE },
+	{ "cmpxchg with r0 unset", { MOV64_IMM(3, 1), ATOMIC_DW(1, 3, 0, 0xf1), EXIT() }, 3,
+	  UNDEF_STORE },
 	{ "branch on arithmetic", { ADD64_IMM(6, 1), MOV64_IMM(0, 0), JEQ_IMM(6, 0, 0), EXIT() }, 4,
 	  UNDEF_BRANCH },
 	/* r6 is undefined on both paths: a join of two undefined values */
@@ -505,6 +507,8 @@ static const struct undef_case {
 	  NULL },
 	{ "mov32 of a half-written slot", { ST_W(10, -8, 1), LDX_DW(2, 10, -8), MOV32_REG(2, 2),
 	  JEQ_IMM(2, 0, 0), MOV64_IMM(0, 0), EXIT() }, 6, NULL },
+	{ "fetch add with r0 unset", { MOV64_IMM(3, 1), ATOMIC_DW(1, 3, 0, 0x01), MOV64_IMM(0, 0),
+	  EXIT() }, 4, NULL },
 	{ "spill never filled", { STX_DW(10, 6, -8), MOV64_IMM(0, 0), EXIT() }, 3, NULL },
 	{ "exit with r0 unset", { EXIT() }, 1, NULL },
 	{ "helper arguments unset", { CALL_HELPER(7), CALL_HELPER(7), EXIT() }, 3, NULL },
