@@ -35,14 +35,17 @@ const char *spec_tok_name(enum spec_tok_kind k)
 	return k < TK__COUNT ? tok_names[k] : "<?>";
 }
 
-static const struct { const char *s; enum spec_tok_kind k; } punct[] = {
-#define X(k, s) { s, TK_##k },
+/* Lengths precomputed: the lexer compares only the entries of the
+ * token's length (it ran strlen on each table entry per token; the spec
+ * fuzzer spent most of its time there). */
+static const struct { const char *s; unsigned char n; enum spec_tok_kind k; } punct[] = {
+#define X(k, s) { s, sizeof(s) - 1, TK_##k },
 	SPEC_PUNCT(X)
 #undef X
 };
 
-static const struct { const char *s; enum spec_tok_kind k; } keywords[] = {
-#define X(k, s) { s, TK_##k },
+static const struct { const char *s; unsigned char n; enum spec_tok_kind k; } keywords[] = {
+#define X(k, s) { s, sizeof(s) - 1, TK_##k },
 	SPEC_KEYWORDS(X)
 #undef X
 };
@@ -110,8 +113,10 @@ static void read_ident(struct lexer *lx)
 		lx->p++;
 	n = (size_t)(lx->p - start);
 	for (size_t i = 0; i < ARRAY_SIZE(keywords); i++)
-		if (strlen(keywords[i].s) == n && !memcmp(keywords[i].s, start, n))
+		if (keywords[i].n == n && !memcmp(keywords[i].s, start, n)) {
 			k = keywords[i].k;
+			break;
+		}
 	t = push(lx, k, start);
 	t->text = arena_strndup(lx->a, start, n);
 }
@@ -254,9 +259,9 @@ static bool read_punct(struct lexer *lx)
 	unsigned char c = (unsigned char)*lx->p;
 
 	for (size_t i = 0; i < ARRAY_SIZE(punct); i++) {
-		size_t n = strlen(punct[i].s);
+		size_t n = punct[i].n;
 
-		if (n <= left && !memcmp(punct[i].s, lx->p, n)) {
+		if (n <= left && punct[i].s[0] == (char)c && !memcmp(punct[i].s, lx->p, n)) {
 			lx->p += n;
 			push(lx, punct[i].k, start);
 			return true;

@@ -493,33 +493,6 @@ static int lift_graph(struct lifter *l)
 	return 0;
 }
 
-/* A memory access or branch on a register never written on its path (the
- * SSA value undef): the kernel's verifier rejects the program, and the
- * encoder (a fresh value per use) and the interpreter (registers start at
- * 0) would tell different stories, so the program is not checked
- * (fuzz_check: a load through an unset r0 diverged in the replay). Uses
- * in calls (r1..r5 a helper does not take), phis and slot updates are
- * fine. */
-static const char *undef_use(const struct ssa_prog *p)
-{
-	uint32_t b, i;
-
-	for (b = 0; b < p->nblocks; b++) {
-		const struct ssa_block *bl = p->blocks[b];
-
-		if (bl->term == SSA_TERM_BRANCH && (bl->a == 0 || bl->b == 0))
-			return "a branch on a register that is not initialised on its path";
-		for (i = 0; i < bl->ninsns; i++) {
-			const struct ssa_insn *v = bl->insns[i];
-
-			if ((v->kind == SSA_LOAD || v->kind == SSA_STORE || v->kind == SSA_ATOMIC) &&
-			    v->nargs && v->args[0] == 0)
-				return "a memory access through a register that is not initialised on its path";
-		}
-	}
-	return NULL;
-}
-
 int ssa_build(const struct object *o, int func, struct insn **insns,
 	      const struct ssa_opts *opts, struct arena *a, struct diag *d,
 	      struct ssa_prog **out)
@@ -552,11 +525,13 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 		p->unsupported = l.x->unsupported;
 	} else {
 		err = lift_graph(&l);
-		if (!err && !p->unsupported)
-			p->unsupported = undef_use(p);
 	}
 	p->values = l.values.data;
 	p->nvalues = (uint32_t)l.values.len;
+	if (!err && !p->unsupported)
+		p->unsupported = ssa_undef_use(p);   /* ssa_undef.c */
+	if (!err && !p->unsupported)
+		p->unsupported = ssa_map_value_oob(p);
 	buf_free(&l.ptrs);
 	buf_free(&l.insns);
 	if (err)

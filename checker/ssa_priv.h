@@ -70,4 +70,11 @@ void lift_ptr_alu(struct lifter *l, uint32_t v, const struct insn *in, uint32_t 
  * resolved), SX: sign-extended. */
 uint32_t lift_load_value(struct lifter *l, uint32_t base, int16_t off, unsigned size, bool sx);
 
+/* ssa_undef.c: the first use of a value not initialised on its path (as
+ * an unsupported reason), or NULL. */
+const char *ssa_undef_use(const struct ssa_prog *p);
+/* ssa_undef.c: a constant-offset access outside a looked-up map value, or
+ * NULL. */
+const char *ssa_map_value_oob(const struct ssa_prog *p);
+
 #endif

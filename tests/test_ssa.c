@@ -13,6 +13,9 @@
 /* struct bpf_insn initialisers: code, dst, src, off, imm */
 #define MOV64_IMM(d, i)       { 0xb7, d, 0, 0, i }
 #define MOV64_REG(d, s)       { 0xbf, d, s, 0, 0 }
+#define MOV32_REG(d, s)       { 0xbc, d, s, 0, 0 }
+#define STX_W(d, s, o)        { 0x63, d, s, o, 0 }
+#define LDX_DW(d, s, o)       { 0x79, d, s, o, 0 }
 #define ADD64_IMM(d, i)       { 0x07, d, 0, 0, i }
 #define ADD64_REG(d, s)       { 0x0f, d, s, 0, 0 }
 #define STX_DW(d, s, o)       { 0x7b, d, s, o, 0 }
@@ -465,6 +468,68 @@ START_TEST(legacy_packet_load_is_unsupported)
 }
 END_TEST
 
+/* Uses of values not initialised on their path (ssa_undef.c): through
+ * copies, arithmetic, spills and fills, partial slots and joins where every
+ * incoming value is undefined; and what stays checked. */
+#define UNDEF_ACCESS "a memory access through a register that is not initialised on its path"
+#define UNDEF_STORE "a store of a register that is not initialised on its path"
+#define UNDEF_BRANCH "a branch on a register that is not initialised on its path"
+
+static const struct undef_case {
+	const char *name;
+	struct bpf_insn raw[8];
+	uint32_t n;
+	const char *unsupported;   /* NULL: checked */
+} undef_cases[] = {
+	{ "load through r0", { LDX_B(0, 0, 0), EXIT() }, 2, UNDEF_ACCESS },
+	{ "copy then add", { MOV64_REG(2, 0), ADD64_IMM(2, 1), LDX_B(0, 2, 0), EXIT() }, 4,
+	  UNDEF_ACCESS },
+	{ "mov32 copy", { MOV32_REG(2, 6), LDX_B(0, 2, 0), EXIT() }, 3, UNDEF_ACCESS },
+	{ "spill and fill", { STX_DW(10, 7, -8), LDX_DW(2, 10, -8), LDX_B(0, 2, 0), EXIT() }, 4,
+	  UNDEF_ACCESS },
+	{ "32-bit spill and fill", { STX_W(10, 7, -8), LDX_W(2, 10, -8), LDX_B(0, 2, 0), EXIT() },
+	  4, UNDEF_ACCESS },
+	{ "never-written stack", { LDX_W(2, 10, -8), LDX_B(0, 2, 0), EXIT() }, 3, UNDEF_ACCESS },
+	{ "half-written slot read whole", { ST_W(10, -8, 1), LDX_DW(2, 10, -8), LDX_B(0, 2, 0), EXIT() },
+	  4, UNDEF_ACCESS },
+	{ "stored to memory", { MOV64_IMM(0, 0), STX_DW(1, 6, 0), EXIT() }, 3, UNDEF_STORE },
+	{ "cmpxchg with r0 unset", { MOV64_IMM(3, 1), ATOMIC_DW(1, 3, 0, 0xf1), EXIT() }, 3,
+	  UNDEF_STORE },
+	{ "branch on arithmetic", { ADD64_IMM(6, 1), MOV64_IMM(0, 0), JEQ_IMM(6, 0, 0), EXIT() }, 4,
+	  UNDEF_BRANCH },
+	/* r6 is undefined on both paths: a join of two undefined values */
+	{ "join of undefined values", { JEQ_IMM(1, 0, 2), MOV64_REG(6, 7), JA(1), ADD64_IMM(6, 1),
+	  LDX_B(0, 6, 0), EXIT() }, 6, UNDEF_ACCESS },
+	/* checked: */
+	{ "join of undefined and defined", { JEQ_IMM(1, 0, 1), MOV64_REG(6, 1), LDX_B(0, 6, 0), EXIT() },
+	  4, NULL },
+	{ "written part of a slot", { ST_W(10, -8, 1), LDX_W(2, 10, -8), MOV64_REG(0, 2), EXIT() }, 4,
+	  NULL },
+	{ "mov32 of a half-written slot", { ST_W(10, -8, 1), LDX_DW(2, 10, -8), MOV32_REG(2, 2),
+	  JEQ_IMM(2, 0, 0), MOV64_IMM(0, 0), EXIT() }, 6, NULL },
+	{ "fetch add with r0 unset", { MOV64_IMM(3, 1), ATOMIC_DW(1, 3, 0, 0x01), MOV64_IMM(0, 0),
+	  EXIT() }, 4, NULL },
+	{ "spill never filled", { STX_DW(10, 6, -8), MOV64_IMM(0, 0), EXIT() }, 3, NULL },
+	{ "exit with r0 unset", { EXIT() }, 1, NULL },
+	{ "helper arguments unset", { CALL_HELPER(7), CALL_HELPER(7), EXIT() }, 3, NULL },
+};
+
+START_TEST(undefined_uses)
+{
+	const struct undef_case *u = &undef_cases[_i];
+	struct run r;
+
+	lift(&r, u->raw, u->n, 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	if (u->unsupported)
+		ck_assert_msg(r.p->unsupported && !strcmp(r.p->unsupported, u->unsupported),
+			      "%s: %s", u->name, r.p->unsupported ? r.p->unsupported : "(checked)");
+	else
+		ck_assert_msg(!r.p->unsupported, "%s: %s", u->name, r.p->unsupported);
+	done(&r);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ssa");
@@ -490,6 +555,7 @@ int main(void)
 	tcase_add_test(tc, callx_of_a_constant_is_that_helper);
 	tcase_add_test(tc, callx_of_an_unknown_target_is_unsupported);
 	tcase_add_test(tc, legacy_packet_load_is_unsupported);
+	tcase_add_loop_test(tc, undefined_uses, 0, (int)ARRAY_SIZE(undef_cases));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -14,6 +14,7 @@
  */
 #include "checker.h"
 #include "monitor.h"
+#include "xprog.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -75,6 +76,11 @@ static void run(const struct loaded *l, const char *text, size_t len, struct are
 			abort();
 		return;
 	}
+	/* as the CLI does after resolving: `relate` placeholders filled in
+	 * (without it every `relate` was an unexpanded relation, an internal
+	 * error of the harness, not of the checker) */
+	if (xprog_expand(l, set, &co, NULL, 0, a) || d.errors)
+		abort();
 	for (i = 0; i < set->n && i < 4; i++) {
 		check_run(l, &set->checks[i], &co, &r);
 		if (r.verdict == CHECK_ERROR) {

@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct loaded obj;
 static struct arena *obj_arena;
+static FILE *null_out; /* the printer's output, opened once */
 
 static void sink(void *arg, const struct diag_msg *m)
 {
@@ -25,18 +27,24 @@ static void sink(void *arg, const struct diag_msg *m)
 	diag_format(m, buf, sizeof(buf));
 }
 
-static void load_object(void)
+/* Once per process: the object and /dev/null (an open per input was a
+ * syscall pair in every execution). */
+int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	const char *path = getenv("INVCHECK_FUZZ_OBJECT");
 	struct diag d = { .sink = sink };
 
+	(void)argc;
+	(void)argv;
 	if (!path)
 		path = FUZZ_OBJECT;
 	obj_arena = arena_new();
-	if (!obj_arena || check_load(path, obj_arena, &d, &obj)) {
-		fprintf(stderr, "fuzz_spec: cannot load %s\n", path);
+	null_out = fopen("/dev/null", "w");
+	if (!obj_arena || !null_out || check_load(path, obj_arena, &d, &obj)) {
+		fprintf(stderr, "fuzz_spec: cannot load %s or open /dev/null\n", path);
 		abort();
 	}
+	return 0;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -47,11 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mon_set *set;
 	struct spec *s;
 	struct arena *a;
-	FILE *null;
 	int err;
 
-	if (!obj.o)
-		load_object();
 	a = arena_new();
 	if (!a)
 		abort();
@@ -62,11 +67,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		arena_free(a);
 		return 0;
 	}
-	null = fopen("/dev/null", "w");
-	if (null) {
-		spec_print(s, null);
-		fclose(null);
-	}
+	spec_print(s, null_out);
 	err = spec_resolve(s, obj.o, &ro, a, &d, &set);
 	if (err ? err != -EINVAL || d.errors != 1 : d.errors != 0)
 		abort();

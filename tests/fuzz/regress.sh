@@ -19,5 +19,17 @@ if [ "$rc" -ne 3 ] || [ "$out" != "$want" ]; then
 	echo "FAIL undef_r0.bin: exit $rc:"; echo "$out"
 	fails=$((fails + 1))
 fi
+# map_value_oob.bin: cgroup_skb damaged by fuzz_check so that the atomic
+# add goes to offset 154 of an 8-byte map value: the encoder wrote past the
+# value, the interpreter faulted, the bound's worst case did not replay
+# (internal error); now the program is not modelled, the verdict unknown
+out=$("$bin" --loop-bound=2 "$d/map_value_oob.bin" "$src/tests/data/e2e/bound_small.inv" 2>/dev/null)
+rc=$?
+want="$src/tests/data/e2e/bound_small.inv:6:3: warning: invariant cgroup_skb.bound_insns unknown: not modelled: a memory access outside a map value (the verifier rejects it)
+1 check: 0 hold, 0 violated, 1 unknown"
+if [ "$rc" -ne 3 ] || [ "$out" != "$want" ]; then
+	echo "FAIL map_value_oob.bin: exit $rc:"; echo "$out"
+	fails=$((fails + 1))
+fi
 echo "fuzz regressions: $fails failures"
 [ "$fails" -eq 0 ]

@@ -1,0 +1,227 @@
+/* ssa_undef.c - uses of values that are not initialised on their path.
+ *
+ * Value 0 (UNDEF) is a register never written on its path, or stack bytes
+ * never stored. The kernel's verifier rejects programs that read them; the
+ * encoder gives UNDEF a fresh value at each use and the interpreter starts
+ * registers and the stack at 0, so a counterexample that depends on one
+ * would not replay. Such programs are unsupported (the verdict is unknown).
+ *
+ * The analysis follows undefined *bytes* through the SSA: each value gets
+ * a mask of its bytes that are undefined on every path to it (must-undef:
+ * a phi's mask is the AND of its operands', a select's the AND of its two
+ * choices), through partial slot writes (INSERT) and reads (EXTRACT); an
+ * ALU or other operation with an undefined operand byte gives a wholly
+ * undefined result. A use is an error when a byte it reads is in the mask:
+ * a memory access through the value, a value stored to memory other than
+ * the stack, a branch operand, a value a monitor asserts or assumes (ret,
+ * argN of a call). Not uses: spills to the stack (slot updates), helper
+ * arguments (helper_arity.h counts variadic ones the kernel never checks,
+ * bpf_trace_printk's), the exit value (void struct_ops callbacks exit with
+ * r0 unset; a monitor reading ret is a use), memory operands of calls.
+ * "Must" keeps programs the verifier accepts checked: a value undefined on
+ * some paths only (a phi of undef and a register) is accepted, as the
+ * verifier does for correlated branches; docs/architecture.md says what
+ * that leaves.
+ */
+#include "ssa_priv.h"
+
+#include <stdlib.h>
+
+static uint8_t low_bytes(unsigned size)
+{
+	return size >= 8 ? 0xff : (uint8_t)((1u << size) - 1);
+}
+
+static uint8_t any(const uint8_t *m, const struct ssa_insn *v, uint32_t from, uint32_t to)
+{
+	uint32_t i;
+
+	for (i = from; i < to && i < v->nargs; i++)
+		if (m[v->args[i]])
+			return 0xff;
+	return 0;
+}
+
+static uint8_t mask_of(const uint8_t *m, const struct ssa_insn *v)
+{
+	uint8_t r;
+	uint32_t i;
+
+	switch (v->kind) {
+	case SSA_UNDEF:
+		return 0xff;
+	case SSA_ALU:       /* args[0] op args[1]; a mov reads args[1] only */
+		if (v->nargs < 2)
+			return any(m, v, 0, v->nargs);
+		r = v->op == ISA_MOV ? m[v->args[1]] : m[v->args[0]] | m[v->args[1]];
+		if (v->is64)
+			return r ? 0xff : 0;
+		return r & 0x0f ? 0x0f : 0;   /* 32-bit: the upper half is zero */
+	case SSA_UNARY:
+		return any(m, v, 0, 1);
+	case SSA_CMP:
+		return any(m, v, 0, 2);
+	case SSA_SELECT:
+		if (v->nargs < 4)
+			return any(m, v, 0, v->nargs);
+		return any(m, v, 0, 2) | (m[v->args[2]] & m[v->args[3]]);
+	case SSA_PHI:
+		r = v->nargs ? 0xff : 0;
+		for (i = 0; i < v->nargs; i++)
+			r &= m[v->args[i]];
+		return r;
+	case SSA_INSERT:
+		if (v->nargs < 2 || v->imm < 0 || v->imm + v->size > 8)
+			return 0;
+		return (uint8_t)((m[v->args[0]] & ~(low_bytes(v->size) << v->imm)) |
+				 ((m[v->args[1]] & low_bytes(v->size)) << v->imm));
+	case SSA_EXTRACT:
+		if (v->nargs < 1 || v->imm < 0 || v->imm + v->size > 8)
+			return 0;
+		r = (uint8_t)((m[v->args[0]] >> v->imm) & low_bytes(v->size));
+		if (v->sx && v->size && (r >> (v->size - 1)) & 1)
+			r |= (uint8_t)~low_bytes(v->size);
+		return r;
+	case SSA_CONST:    /* inputs, constants, memory, calls: defined */
+	case SSA_INPUT:
+	case SSA_FRAME:
+	case SSA_ADDR:
+	case SSA_LOAD:
+	case SSA_STORE:
+	case SSA_ATOMIC:
+	case SSA_LDPKT:
+	case SSA_SLOTLOAD:
+	case SSA_SLOTSTORE:
+	case SSA_CALL:
+	case SSA_HAVOC:
+	case SSA_TAILRET:
+	case SSA_PKTW:
+	case SSA_ASSUME:
+	case SSA_ASSERT:
+	case SSA_NKINDS:
+		break;
+	}
+	return 0;
+}
+
+static const char *use_of(const uint8_t *m, const struct ssa_insn *v)
+{
+	static const char access[] =
+		"a memory access through a register that is not initialised on its path";
+	static const char store[] =
+		"a store of a register that is not initialised on its path";
+
+	switch (v->kind) {
+	case SSA_LOAD:
+		return v->nargs && m[v->args[0]] ? access : NULL;
+	case SSA_STORE:
+	case SSA_ATOMIC:
+		if (v->nargs && m[v->args[0]])
+			return access;
+		/* args[2], r0, is read by cmpxchg only */
+		return any(m, v, 1, v->kind == SSA_ATOMIC && v->op == ISA_ATOMIC_CMPXCHG ? 3 : 2)
+			? store : NULL;
+	case SSA_SLOTLOAD:
+		return v->nargs && m[v->args[0]] ? access : NULL;
+	case SSA_SLOTSTORE:
+		return v->nargs > 1 && m[v->args[1]] ? access : NULL;
+	case SSA_ASSERT:
+	case SSA_ASSUME:
+		return any(m, v, 0, v->nargs)
+			? "an invariant reads a value that is not initialised on its path"
+			: NULL;
+	case SSA_UNDEF:    /* computations: their uses count, not they */
+	case SSA_CONST:
+	case SSA_INPUT:
+	case SSA_FRAME:
+	case SSA_ALU:
+	case SSA_UNARY:
+	case SSA_ADDR:
+	case SSA_LDPKT:
+	case SSA_EXTRACT:
+	case SSA_INSERT:
+	case SSA_SELECT:
+	case SSA_CALL:
+	case SSA_HAVOC:
+	case SSA_TAILRET:
+	case SSA_PHI:
+	case SSA_CMP:
+	case SSA_PKTW:
+	case SSA_NKINDS:
+		break;
+	}
+	return NULL;
+}
+
+const char *ssa_undef_use(const struct ssa_prog *p)
+{
+	uint8_t *m = calloc(p->nvalues ? p->nvalues : 1, 1);
+	const char *why = NULL;
+	uint32_t b, i;
+
+	if (!m)
+		abort(); /* out of memory: tier-3 failure, see base.h */
+	m[0] = 0xff;
+	for (b = 0; b < p->nblocks && !why; b++) {
+		const struct ssa_block *bl = p->blocks[b];
+
+		for (i = 0; i < bl->ninsns && !why; i++) {
+			const struct ssa_insn *v = bl->insns[i];
+
+			if (v->id < p->nvalues)
+				m[v->id] = v->id ? mask_of(m, v) : 0xff;
+			why = use_of(m, v);
+		}
+		if (!why && bl->term == SSA_TERM_BRANCH && (m[bl->a] || m[bl->b]))
+			why = "a branch on a register that is not initialised on its path";
+	}
+	free(m);
+	return why;
+}
+
+/* The value size of the map whose lookup (bpf_map_lookup_elem) gives
+ * value ID, or 0 when ID is not such a lookup. */
+static uint32_t lookup_value_size(const struct ssa_prog *p, uint32_t id)
+{
+	const struct ssa_insn *v = id < p->nvalues ? p->values[id] : NULL;
+	const struct ssa_insn *m;
+
+	if (!v || v->kind != SSA_CALL || v->ref.kind == INSN_REF_KFUNC || v->imm != 1 ||
+	    !v->nargs || v->args[0] >= p->nvalues)
+		return 0;
+	m = p->values[v->args[0]];
+	if (!m || m->kind != SSA_ADDR || m->ref.kind != INSN_REF_MAP || !p->o ||
+	    m->ref.index < 0 || (uint32_t)m->ref.index >= p->o->nmaps)
+		return 0;
+	return p->o->maps[m->ref.index].value_size;
+}
+
+/* A load, store or atomic at a constant offset from a map lookup's result
+ * that lies outside the map's value: the verifier rejects it; the encoder
+ * reads and writes the bytes after the value (its memory model has no
+ * bounds there) while the interpreter faults, so a counterexample or a
+ * worst case through it would not replay (fuzz_check: a damaged
+ * cgroup_skb with `lock *(u64 *)(r0 +154) += r1` on an 8-byte value). */
+const char *ssa_map_value_oob(const struct ssa_prog *p)
+{
+	uint32_t b, i;
+
+	if (p->bare)
+		return NULL;
+	for (b = 0; b < p->nblocks; b++) {
+		const struct ssa_block *bl = p->blocks[b];
+
+		for (i = 0; i < bl->ninsns; i++) {
+			const struct ssa_insn *v = bl->insns[i];
+			uint32_t vs;
+
+			if ((v->kind != SSA_LOAD && v->kind != SSA_STORE && v->kind != SSA_ATOMIC) ||
+			    !v->nargs)
+				continue;
+			vs = lookup_value_size(p, v->args[0]);
+			if (vs && (v->imm < 0 || (uint64_t)v->imm + v->size > vs))
+				return "a memory access outside a map value (the verifier rejects it)";
+		}
+	}
+	return NULL;
+}
