@@ -6,6 +6,7 @@
 #include <string.h>
 
 #define CHUNK_MIN (64 * 1024)
+#define CHUNK_MAX (64 * CHUNK_MIN)  /* chunks double up to this size */
 
 struct chunk {
 	struct chunk *next;
@@ -13,8 +14,15 @@ struct chunk {
 	_Alignas(16) unsigned char data[];
 };
 
+/* malloc'd blocks the arena frees with its chunks (arena_adopt) */
+struct owned {
+	struct owned *next;
+	void *p;
+};
+
 struct arena {
 	struct chunk *head;
+	struct owned *owned;
 	size_t handed_out;
 };
 
@@ -32,6 +40,7 @@ struct arena *arena_new(void)
 	struct arena *a = xmalloc(sizeof(*a));
 
 	a->head = NULL;
+	a->owned = NULL;
 	a->handed_out = 0;
 	return a;
 }
@@ -42,6 +51,8 @@ void arena_free(struct arena *a)
 
 	if (!a)
 		return;
+	for (struct owned *o = a->owned; o; o = o->next)
+		free(o->p);
 	for (c = a->head; c; c = next) {
 		next = c->next;
 		free(c);
@@ -49,27 +60,53 @@ void arena_free(struct arena *a)
 	free(a);
 }
 
-void *arena_alloc(struct arena *a, size_t size)
+/* SIZE zeroed bytes at a multiple of ALIGN (8 or 16) in the current chunk,
+ * or in a fresh one. */
+static void *alloc_aligned(struct arena *a, size_t size, size_t align)
 {
 	struct chunk *c = a->head;
-	size_t need = (size + 15) & ~(size_t)15;
+	size_t need = (size + align - 1) & ~(align - 1), at = 0;
 	void *p;
 
-	if (!c || c->size - c->used < need) {
+	if (c)
+		at = (c->used + align - 1) & ~(align - 1);
+	if (!c || at > c->size || c->size - at < need) {
 		size_t csize = need > CHUNK_MIN ? need : CHUNK_MIN;
 
-		if (c && c->size * 2 > csize && c->size < 64 * CHUNK_MIN)
+		if (c && c->size * 2 > csize && c->size < CHUNK_MAX)
 			csize = c->size * 2 > need ? c->size * 2 : need;
 		c = xmalloc(sizeof(*c) + csize);
 		c->size = csize;
 		c->used = 0;
 		c->next = a->head;
 		a->head = c;
+		at = 0;
 	}
-	p = c->data + c->used;
-	c->used += need;
-	a->handed_out += need;
+	p = c->data + at;
+	a->handed_out += need + (at - c->used);
+	c->used = at + need;
 	memset(p, 0, size);
+	return p;
+}
+
+void *arena_alloc(struct arena *a, size_t size)
+{
+	return alloc_aligned(a, size, 16);
+}
+
+void *arena_alloc8(struct arena *a, size_t size)
+{
+	return alloc_aligned(a, size, 8);
+}
+
+void *arena_adopt(struct arena *a, void *p, size_t size)
+{
+	struct owned *o = alloc_aligned(a, sizeof(*o), 8);
+
+	o->p = p;
+	o->next = a->owned;
+	a->owned = o;
+	a->handed_out += size;
 	return p;
 }
 

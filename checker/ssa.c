@@ -555,7 +555,7 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 		if (!err && !p->unsupported)
 			p->unsupported = undef_use(p);
 	}
-	p->values = l.values.data;
+	p->values = arena_adopt(a, l.values.data, l.values.cap * sizeof(struct ssa_insn *));
 	p->nvalues = (uint32_t)l.values.len;
 	buf_free(&l.ptrs);
 	buf_free(&l.insns);

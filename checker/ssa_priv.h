@@ -36,7 +36,7 @@ struct lifter {
 	struct ssa_prog *p;
 	struct xgraph *x;
 	struct arena *a;
-	struct vec values;     /* struct ssa_insn * (arena vec) */
+	struct vec values;     /* struct ssa_insn * (malloc, then the arena's) */
 	struct vec ptrs;       /* struct ptrinfo, by value id (malloc) */
 	struct vec insns;      /* of the block being built (malloc) */
 	struct ssa_block *blk;
