@@ -47,6 +47,8 @@ struct lifter {
 	uint16_t frame;
 	const struct ssa_hooks *hooks;
 	uint32_t blk_steps;    /* instructions of this block lifted so far */
+	const char *undef;     /* the first block's use of undef (undef_use) */
+	struct vec spare;      /* struct state *: free states (malloc) */
 	size_t merge_end;      /* insns of the block when its merge ended: phis
 	                        * are only made there (merge_word) */
 };
