@@ -1,16 +1,27 @@
-/* arena.c - bump allocator owning all IR of one check. */
+/* arena.c - bump allocator owning all IR of one check.
+ *
+ * Chunks double from 64 KiB up to 32 MiB. Memory is handed out once and
+ * never reused, and every chunk starts zeroed (calloc, or fresh pages of
+ * an anonymous mapping), so allocations need no memset. Chunks of 2 MiB
+ * and more are mappings of their own, aligned to 2 MiB and marked for
+ * transparent huge pages: a lift of a million instructions touches a few
+ * hundred MB, and taking it in 4 KiB page faults was a third of its time
+ * (docs/performance.md). Where huge pages are off, madvise is a no-op. */
 #include "base.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #define CHUNK_MIN (64 * 1024)
-#define CHUNK_MAX (64 * CHUNK_MIN)  /* chunks double up to this size */
+#define CHUNK_MAX (512 * CHUNK_MIN)  /* chunks double up to this size */
+#define HUGE_PAGE (2u << 20)
 
 struct chunk {
 	struct chunk *next;
 	size_t size, used;
+	size_t mapped;      /* length of its own mapping, 0: from calloc */
 	_Alignas(16) unsigned char data[];
 };
 
@@ -55,9 +66,46 @@ void arena_free(struct arena *a)
 		free(o->p);
 	for (c = a->head; c; c = next) {
 		next = c->next;
-		free(c);
+		if (c->mapped)
+			munmap(c, c->mapped);
+		else
+			free(c);
 	}
 	free(a);
+}
+
+/* A zeroed chunk of CSIZE bytes. */
+static struct chunk *chunk_new(size_t csize)
+{
+	size_t total = sizeof(struct chunk) + csize;
+	struct chunk *c;
+
+	if (total < HUGE_PAGE) {
+		c = calloc(1, total);
+		if (!c)
+			abort(); /* out of memory: tier-3 failure, see base.h */
+	} else {
+		/* map one huge page more, keep the aligned part */
+		size_t len = (total + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
+		char *m = mmap(NULL, len + HUGE_PAGE, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *start;
+		size_t head;
+
+		if (m == MAP_FAILED)
+			abort();
+		start = (char *)(((uintptr_t)m + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1));
+		head = (size_t)(start - m);
+		if (head)
+			munmap(m, head);
+		munmap(start + len, HUGE_PAGE - head);
+		madvise(start, len, MADV_HUGEPAGE);
+		c = (struct chunk *)start;
+		c->mapped = len;
+		csize = len - sizeof(struct chunk);
+	}
+	c->size = csize;
+	return c;
 }
 
 /* SIZE zeroed bytes at a multiple of ALIGN (8 or 16) in the current chunk,
@@ -75,9 +123,7 @@ static void *alloc_aligned(struct arena *a, size_t size, size_t align)
 
 		if (c && c->size * 2 > csize && c->size < CHUNK_MAX)
 			csize = c->size * 2 > need ? c->size * 2 : need;
-		c = xmalloc(sizeof(*c) + csize);
-		c->size = csize;
-		c->used = 0;
+		c = chunk_new(csize);
 		c->next = a->head;
 		a->head = c;
 		at = 0;
@@ -85,7 +131,6 @@ static void *alloc_aligned(struct arena *a, size_t size, size_t align)
 	p = c->data + at;
 	a->handed_out += need + (at - c->used);
 	c->used = at + need;
-	memset(p, 0, size);
 	return p;
 }
 
