@@ -41,7 +41,12 @@ struct arena;
 struct arena *arena_new(void);
 void arena_free(struct arena *a);
 void *arena_alloc(struct arena *a, size_t size);          /* zeroed, 16-aligned */
+void *arena_alloc8(struct arena *a, size_t size);         /* zeroed, 8-aligned: many small objects */
 void *arena_dup(struct arena *a, const void *p, size_t size);
+/* Give the arena malloc'd block P (SIZE bytes, for arena_used): it is freed
+ * with the arena. Returns P. For arrays grown by realloc (buf_push), which
+ * a large array does without the copies vec_push leaves behind. */
+void *arena_adopt(struct arena *a, void *p, size_t size);
 char *arena_strdup(struct arena *a, const char *s);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
 char *arena_printf(struct arena *a, const char *fmt, ...)

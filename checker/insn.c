@@ -71,6 +71,7 @@ struct dctx {
 	struct diag *d;
 	uint32_t slot;
 	uint8_t code;
+	uint8_t byte_op[256];  /* the first table row of each opcode byte */
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -116,17 +117,6 @@ static bool kind_in_class(enum isa_kind k, unsigned cls)
 	return false;
 }
 
-/* The first table row of class CLS whose CODE matches (operation bits for
- * ALU/JMP, mode bits for loads and stores); ISA_NOPS if none. */
-static enum isa_op table_lookup(unsigned cls, unsigned bits)
-{
-	for (int op = 0; op < ISA_NOPS; op++)
-		if (isa_table[op].code == bits &&
-		    kind_in_class(isa_table[op].kind, cls))
-			return (enum isa_op)op;
-	return ISA_NOPS;
-}
-
 static bool is_alu_class(unsigned cls)
 {
 	return cls == ISA_CLS_ALU || cls == ISA_CLS_ALU64;
@@ -165,16 +155,35 @@ static unsigned size_bytes(uint8_t code)
 	}
 }
 
+/* The first table row of every opcode byte (the row depends on the byte
+ * alone: its class and its operation or mode bits), so that decoding a slot
+ * is one array index instead of a scan of the table. Rows are entered last
+ * to first so that the first matching row wins. */
+static void fill_byte_ops(struct dctx *c)
+{
+	_Static_assert(ISA_NOPS < 256, "enum isa_op must fit a byte");
+	memset(c->byte_op, ISA_NOPS, sizeof(c->byte_op));
+	for (int op = ISA_NOPS - 1; op >= 0; op--)
+		for (unsigned cls = 0; cls < 8; cls++) {
+			bool opbits = is_alu_class(cls) || cls == ISA_CLS_JMP ||
+				      cls == ISA_CLS_JMP32;
+			/* the bits the row does not look at: the source bit
+			 * (ALU, JMP) or the two size bits (loads, stores) */
+			unsigned free_bits = opbits ? 0x08 : 0x18, x;
+
+			if (!kind_in_class(isa_table[op].kind, cls))
+				continue;
+			for (x = 0; x <= free_bits; x += 0x08)
+				c->byte_op[isa_table[op].code | cls | x] = (uint8_t)op;
+		}
+}
+
 /* The operation of slot IN (raw fields filled), or ISA_NOPS. */
-static enum isa_op classify(const struct insn *in)
+static enum isa_op classify(const struct dctx *c, const struct insn *in)
 {
 	unsigned cls = in->code & 0x07;
-	enum isa_op op;
+	enum isa_op op = (enum isa_op)c->byte_op[in->code];
 
-	if (is_alu_class(cls) || cls == ISA_CLS_JMP || cls == ISA_CLS_JMP32)
-		op = table_lookup(cls, in->code & 0xf0);
-	else
-		op = table_lookup(cls, in->code & 0xe0);
 	if (op == ISA_NOPS)
 		return op;
 	op = refine(op, in, cls);
@@ -504,7 +513,7 @@ static int decode_one(const struct dctx *c, const struct bpf_insn *r,
 		      const struct bpf_insn *next, struct insn *in)
 {
 	raw_fields(in, r);
-	in->op = classify(in);
+	in->op = classify(c, in);
 	if (in->op == ISA_NOPS)
 		return bad(c, "invalid %s opcode", class_names[r->code & 0x07]);
 	return check_fields(c, in, next);
@@ -515,8 +524,9 @@ static int decode_range(const struct bpf_insn *raw, uint32_t n,
 			struct insn *out, const char *file, const char *where,
 			uint32_t base, struct diag *d)
 {
-	struct dctx c = { file, where, d, 0, 0 };
+	struct dctx c = { file, where, d, 0, 0, {0} };
 
+	fill_byte_ops(&c);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct bpf_insn *next = i + 1 < n ? &raw[i + 1] : NULL;
 		int err;

@@ -372,13 +372,23 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 	b->ninsns = (uint32_t)l->insns.len;
 }
 
-static struct state *state_new(void)
+/* States are recycled: a lift allocates as many as are live at once (the
+ * states at the ends of nodes whose successors are not all lifted yet). */
+static struct state *state_get(struct lifter *l)
 {
-	struct state *s = malloc(sizeof(*s));
+	struct state *s;
 
+	if (l->spare.len)
+		return ((struct state **)l->spare.data)[--l->spare.len];
+	s = malloc(sizeof(*s));
 	if (!s)
 		abort();
 	return s;
+}
+
+static void state_put(struct lifter *l, struct state *s)
+{
+	*(struct state **)buf_push(&l->spare, sizeof(s)) = s;
 }
 
 struct pedge {
@@ -414,32 +424,103 @@ static void entry_state(struct lifter *l, struct state *st)
 	}
 }
 
+/* The incoming edges of every node, sources in topological order, in one
+ * array: node N's are (*pe)[start[N] .. start[N] + npreds). */
+static void incoming_edges(const struct xgraph *x, uint32_t **start, struct pedge **pe)
+{
+	uint32_t *fill = calloc(x->nnodes + 1, sizeof(uint32_t));
+	uint32_t i, j, t, total = 0;
+
+	*start = malloc(sizeof(uint32_t) * (x->nnodes + 1));
+	if (!fill || !*start)
+		abort();
+	for (i = 0; i < x->nnodes; i++) {
+		(*start)[i] = total;
+		total += x->nodes[i].npreds;
+	}
+	(*start)[x->nnodes] = total;
+	*pe = malloc(sizeof(struct pedge) * (total + 1));
+	if (!*pe)
+		abort();
+	for (t = 0; t < x->nnodes; t++) {
+		const struct xnode *n = &x->nodes[x->order[t]];
+
+		for (j = 0; j < n->nsucc; j++) {
+			uint32_t to = n->succ[j].to;
+			struct pedge *p = &(*pe)[(*start)[to] + fill[to]++];
+
+			p->e = &n->succ[j];
+			p->src = x->order[t];
+		}
+	}
+	free(fill);
+}
+
+/* The state at the start of node N (its incoming edges PE): one edge
+ * carries its source's state (taken over when that was the source's last
+ * successor); at a join the edges' states are merged. */
+static struct state *node_state(struct lifter *l, const struct xnode *n,
+				const struct pedge *pe, struct state **out,
+				uint32_t *left, struct state **ins)
+{
+	const struct xgraph *x = l->x;
+	struct state *st;
+	uint32_t i;
+
+	if (n->npreds == 1) {
+		uint32_t src = pe[0].src;
+
+		if (left[src] == 1) {
+			st = out[src];
+			out[src] = NULL;
+		} else {
+			st = state_get(l);
+			state_copy(st, out[src]);
+		}
+		left[src]--;
+		l->st = st;
+		apply_edge(l, st, pe[0].e);
+		l->blk->preds[0] = x->nodes[src].topo;
+		return st;
+	}
+	st = state_get(l);
+	l->st = st;
+	for (i = 0; i < n->npreds; i++) {
+		uint32_t src = pe[i].src;
+
+		ins[i] = state_get(l);
+		state_copy(ins[i], out[src]);
+		apply_edge(l, ins[i], pe[i].e);
+		l->blk->preds[i] = x->nodes[src].topo;
+		if (--left[src] == 0) {
+			state_put(l, out[src]);
+			out[src] = NULL;
+		}
+	}
+	merge(l, ins, n->npreds);
+	for (i = 0; i < n->npreds; i++)
+		state_put(l, ins[i]);
+	return st;
+}
+
 static int lift_graph(struct lifter *l)
 {
 	struct xgraph *x = l->x;
 	struct state **out = calloc(x->nnodes, sizeof(*out));
 	struct state **ins = NULL;
-	uint32_t *left = calloc(x->nnodes, sizeof(uint32_t));
-	struct vec *pe = calloc(x->nnodes, sizeof(struct vec));
+	uint32_t *left = calloc(x->nnodes, sizeof(uint32_t)), *start;
+	struct pedge *pe;
 	uint32_t i, j, t, maxp = 1;
 
-	if (!out || !left || !pe)
+	if (!out || !left)
 		abort();
 	l->p->blocks = arena_new_array(l->a, struct ssa_block *, x->nnodes);
 	l->p->nblocks = x->nnodes;
-	/* incoming edges per node, sources in topological order */
-	for (t = 0; t < x->nnodes; t++) {
-		struct xnode *n = &x->nodes[x->order[t]];
-
-		left[x->order[t]] = n->nsucc;
-		for (j = 0; j < n->nsucc; j++) {
-			struct pedge *p = buf_push(&pe[n->succ[j].to], sizeof(*p));
-
-			p->e = &n->succ[j];
-			p->src = x->order[t];
-		}
-		if (n->npreds > maxp)
-			maxp = n->npreds;
+	incoming_edges(x, &start, &pe);
+	for (i = 0; i < x->nnodes; i++) {
+		left[i] = x->nodes[i].nsucc;
+		if (x->nodes[i].npreds > maxp)
+			maxp = x->nodes[i].npreds;
 	}
 	ins = calloc(maxp, sizeof(*ins));
 	if (!ins)
@@ -447,31 +528,20 @@ static int lift_graph(struct lifter *l)
 	for (t = 0; t < x->nnodes; t++) {
 		uint32_t ni = x->order[t];
 		struct xnode *n = &x->nodes[ni];
-		struct state *st = state_new();
+		struct state *st;
 
 		begin_block(l, n, t);
-		l->st = st;
-		if (t == 0)
-			entry_state(l, st);
-		l->blk->preds = arena_new_array(l->a, uint32_t, n->npreds + 1);
+		l->blk->preds = arena_alloc8(l->a, sizeof(uint32_t) * (n->npreds + 1));
 		l->blk->npreds = n->npreds;
-		for (i = 0; i < n->npreds; i++) {
-			const struct pedge *p = &((struct pedge *)pe[ni].data)[i];
-
-			ins[i] = state_new();
-			state_copy(ins[i], out[p->src]);
-			apply_edge(l, ins[i], p->e);
-			l->blk->preds[i] = x->nodes[p->src].topo;
-			if (--left[p->src] == 0) {
-				free(out[p->src]);
-				out[p->src] = NULL;
-			}
+		if (n->npreds) {
+			st = node_state(l, n, &pe[start[ni]], out, left, ins);
+		} else {
+			/* the entry (every other node has a predecessor) */
+			st = state_get(l);
+			l->st = st;
+			entry_state(l, st);
 		}
-		if (n->npreds)
-			merge(l, ins, n->npreds);
 		l->merge_end = l->insns.len;
-		for (i = 0; i < n->npreds; i++)
-			free(ins[i]);
 		lift_node(l, n);
 		l->p->blocks[t] = l->blk;
 		l->blk->nsucc = n->nsucc;
@@ -480,13 +550,15 @@ static int lift_graph(struct lifter *l)
 		if (n->nsucc)
 			out[ni] = st;
 		else
-			free(st);
+			state_put(l, st);
 	}
-	for (i = 0; i < x->nnodes; i++) {
+	for (i = 0; i < x->nnodes; i++)
 		free(out[i]);
-		buf_free(&pe[i]);
-	}
+	for (i = 0; i < l->spare.len; i++)
+		free(((struct state **)l->spare.data)[i]);
+	buf_free(&l->spare);
 	free(pe);
+	free(start);
 	free(out);
 	free(left);
 	free(ins);
@@ -526,7 +598,7 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	} else {
 		err = lift_graph(&l);
 	}
-	p->values = l.values.data;
+	p->values = arena_adopt(a, l.values.data, l.values.cap * sizeof(struct ssa_insn *));
 	p->nvalues = (uint32_t)l.values.len;
 	if (!err && !p->unsupported)
 		p->unsupported = ssa_undef_use(p);   /* ssa_undef.c */

@@ -90,6 +90,8 @@ struct ssa_memarg {
 	uint32_t *wvals;
 };
 
+/* Fields are ordered so that the struct has no padding (96 bytes); the
+ * operands follow it in the same allocation (lift_emit). */
 struct ssa_insn {
 	enum ssa_kind kind;
 	uint32_t id;        /* value number: printed v<id> */
@@ -98,18 +100,18 @@ struct ssa_insn {
 	bool is64, sx, fetch;
 	bool mon;                 /* LOAD emitted by the instrumentation (a spec's read) */
 	uint16_t tframe, tslot;   /* SLOTLOAD / SLOTSTORE: the stack accessed */
-	int64_t imm;
-	struct insn_ref ref;      /* ADDR, CALL (kfunc/helper) */
-	uint32_t *args;
+	uint16_t frame;           /* origin: the frame */
 	uint32_t nargs;
-	const char *var;          /* PHI: the variable it merges ("r3", "fp0-8") */
-	struct ssa_memarg *mem;   /* CALL */
-	uint32_t nmem;
+	int64_t imm;
+	uint32_t *args;
 	/* origin */
 	int sec;
 	uint32_t slot;
-	uint16_t frame;
 	uint32_t block;
+	uint32_t nmem;
+	const char *var;          /* PHI: the variable it merges ("r3", "fp0-8") */
+	struct ssa_memarg *mem;   /* CALL, nmem entries */
+	struct insn_ref ref;      /* ADDR, CALL (kfunc/helper) */
 };
 
 struct ssa_block {

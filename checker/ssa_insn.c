@@ -38,17 +38,17 @@ struct ssa_insn *lift_value(struct lifter *l, uint32_t v)
  * it is a constant/input (those are appended too: one place per value). */
 struct ssa_insn *lift_emit(struct lifter *l, enum ssa_kind k, uint32_t n)
 {
-	struct ssa_insn *in = arena_alloc(l->a, sizeof(*in));
+	struct ssa_insn *in = arena_alloc8(l->a, sizeof(*in) + sizeof(uint32_t) * n);
 
 	in->kind = k;
 	in->id = (uint32_t)l->values.len;
-	in->args = n ? arena_new_array(l->a, uint32_t, n) : NULL;
+	in->args = n ? (uint32_t *)(in + 1) : NULL;
 	in->nargs = n;
 	in->sec = l->sec;
 	in->slot = l->slot;
 	in->frame = l->frame;
 	in->block = l->blk ? l->blk->id : 0;
-	*(struct ssa_insn **)vec_push(l->a, &l->values, sizeof(in)) = in;
+	*(struct ssa_insn **)buf_push(&l->values, sizeof(in)) = in;
 	buf_push(&l->ptrs, sizeof(struct ptrinfo));
 	if (l->blk)
 		*(struct ssa_insn **)buf_push(&l->insns, sizeof(in)) = in;

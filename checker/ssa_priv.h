@@ -36,7 +36,7 @@ struct lifter {
 	struct ssa_prog *p;
 	struct xgraph *x;
 	struct arena *a;
-	struct vec values;     /* struct ssa_insn * (arena vec) */
+	struct vec values;     /* struct ssa_insn * (malloc, then the arena's) */
 	struct vec ptrs;       /* struct ptrinfo, by value id (malloc) */
 	struct vec insns;      /* of the block being built (malloc) */
 	struct ssa_block *blk;
@@ -47,6 +47,7 @@ struct lifter {
 	uint16_t frame;
 	const struct ssa_hooks *hooks;
 	uint32_t blk_steps;    /* instructions of this block lifted so far */
+	struct vec spare;      /* struct state *: free states (malloc) */
 	size_t merge_end;      /* insns of the block when its merge ended: phis
 	                        * are only made there (merge_word) */
 };

@@ -342,6 +342,39 @@ START_TEST(pointer_stack_on_some_paths_is_unsupported)
 }
 END_TEST
 
+/* A load or a branch through a register no path has written (r6..r9 at
+ * entry are undef): the first such block in topological order gives the
+ * reason. */
+START_TEST(undef_use_is_unsupported)
+{
+	static const struct bpf_insn load[] = {
+		JEQ_IMM(1, 0, 2), LDX_B(0, 6, 0), EXIT(), MOV64_IMM(0, 1), EXIT(),
+	};
+	static const struct bpf_insn branch_then_load[] = {
+		JGT_IMM(7, 3, 1), LDX_B(0, 6, 0), MOV64_IMM(0, 2), EXIT(),
+	};
+	static const struct bpf_insn fine[] = {
+		MOV64_IMM(6, 0), JEQ_IMM(1, 0, 2), LDX_B(0, 1, 0), EXIT(), MOV64_REG(0, 6), EXIT(),
+	};
+	struct run r;
+
+	lift(&r, load, ARRAY_SIZE(load), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_str_eq(r.p->unsupported,
+			 "a memory access through a register that is not initialised on its path");
+	done(&r);
+	lift(&r, branch_then_load, ARRAY_SIZE(branch_then_load), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_str_eq(r.p->unsupported,
+			 "a branch on a register that is not initialised on its path");
+	done(&r);
+	lift(&r, fine, ARRAY_SIZE(fine), 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_ptr_null(r.p->unsupported);
+	done(&r);
+}
+END_TEST
+
 /* Memory behind a dynptr of program memory is not modelled. */
 START_TEST(dynptr_from_mem_is_unsupported)
 {
@@ -556,6 +589,7 @@ int main(void)
 	tcase_add_test(tc, callx_of_an_unknown_target_is_unsupported);
 	tcase_add_test(tc, legacy_packet_load_is_unsupported);
 	tcase_add_loop_test(tc, undefined_uses, 0, (int)ARRAY_SIZE(undef_cases));
+	tcase_add_test(tc, undef_use_is_unsupported);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

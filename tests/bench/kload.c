@@ -8,6 +8,11 @@
  *   kload: refused: ERROR (the verifier: ITS LAST LOG LINE)  (exit 1: the
  *     kernel rejects it; the log comes from a second load with log level 1)
  *   kload: skipped: bpf() not available  (exit 77)
+ *
+ * kload --process OBJECT: one open + load + close and exit (0: loaded,
+ * 1: refused or unreadable), nothing printed: the benchmark times this
+ * whole process, the kernel's side of the process-vs-process comparison
+ * (as `bpftool prog loadall` would do it, without pinning).
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -87,13 +92,30 @@ static int cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* kload --process OBJECT */
+static int load_once(const char *path)
+{
+	struct bpf_object *o = bpf_object__open_file(path, NULL);
+	int err;
+
+	if (!o)
+		return 1;
+	err = bpf_object__load(o);
+	bpf_object__close(o);
+	return err ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int reps = argc > 2 ? atoi(argv[2]) : 5, i, err;
 	double *t;
 
+	if (argc == 3 && !strcmp(argv[1], "--process")) {
+		libbpf_set_print(quiet);
+		return load_once(argv[2]);
+	}
 	if (argc < 2 || reps < 1) {
-		fprintf(stderr, "usage: kload OBJECT [REPS]\n");
+		fprintf(stderr, "usage: kload OBJECT [REPS] | kload --process OBJECT\n");
 		return 2;
 	}
 	libbpf_set_print(quiet);
