@@ -9,6 +9,7 @@
  */
 #include "absint.h"
 #include "isa.h"
+#include "models.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -32,6 +33,9 @@ struct walk {
 	const struct absint_opts *o;
 	struct absint_result *r;
 	struct absint_val *env;   /* by value id */
+	uint32_t *phi_arg;        /* by phi id: its operand on this path */
+	struct absint_val *memo;  /* by value id: re-evaluated (stamp) */
+	uint32_t *stamp, now;
 	struct undo *trail;
 	size_t ntrail, captrail;
 	struct frame *stack;
@@ -136,34 +140,80 @@ static bool refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth)
 	return true;
 }
 
-static struct absint_val select_val(const struct walk *w, const struct ssa_insn *v)
+/* A helper's or kfunc's result as its model (models.h) bounds it for the
+ * encoder (smt_mem.c: model_ret); bare code: any value. */
+static struct absint_val call_val(const struct walk *w, const struct ssa_insn *v)
 {
-	struct absint_val x = get(w, v->args[0]), y = get(w, v->args[1]);
-	struct absint_val t = get(w, v->args[2]), f = get(w, v->args[3]);
-	int c;
+	const struct ssa_prog *p = w->p;
+	const struct helper_model *m = NULL;
+	const struct kfunc_model *km;
+	struct helper_model hm;
+	struct absint_val r = absint_top(), x, y;
 
-	x = absint_extract(&x, 0, v->size, false);
-	y = absint_extract(&y, 0, v->size, false);
-	c = absint_cond(ISA_JEQ, true, &x, &y);
-	return c == 1 ? t : c == 0 ? f : absint_join(&t, &f);
+	if (!p->o || p->bare)
+		return r;
+	if (v->ref.kind == INSN_REF_HELPER) {
+		m = model_helper((int)v->imm);
+	} else if (v->ref.kind == INSN_REF_KFUNC) {
+		km = model_kfunc(p->o->kfuncs[v->ref.index].name);
+		if (km) {
+			hm = (struct helper_model){ .ret = km->ret, .lo = km->lo, .hi = km->hi,
+						    .sign = km->sign };
+			m = &hm;
+		}
+	}
+	if (!m)
+		return r;
+	switch (m->ret) {
+	case MODEL_RET_RANGE:
+		if (m->sign) {
+			r.smin = m->lo;
+			r.smax = m->hi;
+		} else {
+			r.umin = (uint64_t)m->lo;
+			r.umax = (uint64_t)m->hi;
+		}
+		break;
+	case MODEL_RET_ERRNO:
+		r.smin = -4095;
+		r.smax = 0;
+		break;
+	case MODEL_RET_REDIRECT_MAP:      /* 0, XDP_REDIRECT or flags & 3 */
+		r.umax = 4;
+		break;
+	case MODEL_RET_REDIRECT:
+		if (p->o->funcs[p->func].prog_type == BPF_PROG_TYPE_XDP) {
+			x = absint_const(0);
+			y = absint_const(4);
+		} else {
+			x = absint_const(2);
+			y = absint_const(7);
+		}
+		return absint_join(&x, &y);
+	case MODEL_RET_ANY: case MODEL_RET_VOID: case MODEL_RET_MAP_VALUE:
+	case MODEL_RET_RINGBUF: case MODEL_RET_KPTR:
+		return r;
+	}
+	if (!absint_sync(&r))
+		return absint_top();
+	return r;
 }
 
-/* The abstract value of V (not a phi, assume or assert). */
-static struct absint_val eval(const struct walk *w, const struct ssa_insn *v)
+/* The abstract value of V (not a phi, assume or assert) from the values of
+ * its operands ARGS (the first four). */
+static struct absint_val eval_with(struct walk *w, const struct ssa_insn *v,
+				   const struct absint_val *args)
 {
-	struct absint_val a, b;
+	struct absint_val x, y;
 	int c;
 
 	switch (v->kind) {
 	case SSA_CONST:
 		return absint_const((uint64_t)v->imm);
 	case SSA_ALU:
-		a = get(w, v->args[0]);
-		b = get(w, v->args[1]);
-		return absint_alu(v->op, v->is64, &a, &b);
+		return absint_alu(v->op, v->is64, &args[0], &args[1]);
 	case SSA_UNARY:
-		a = get(w, v->args[0]);
-		return absint_unary(v->op, v->is64, v->size, &a);
+		return absint_unary(v->op, v->is64, v->size, &args[0]);
 	case SSA_LOAD:
 		/* the encoder answers loads of the packet pointer fields with
 		 * its own 64-bit pointer terms */
@@ -175,27 +225,80 @@ static struct absint_val eval(const struct walk *w, const struct ssa_insn *v)
 	case SSA_SLOTLOAD:
 		return absint_width(v->size * 8u, v->sx);
 	case SSA_EXTRACT:
-		a = get(w, v->args[0]);
-		return absint_extract(&a, (unsigned)v->imm, v->size, v->sx);
+		return absint_extract(&args[0], (unsigned)v->imm, v->size, v->sx);
 	case SSA_INSERT:
-		a = get(w, v->args[0]);
-		b = get(w, v->args[1]);
-		return absint_insert(&a, &b, (unsigned)v->imm, v->size);
+		return absint_insert(&args[0], &args[1], (unsigned)v->imm, v->size);
 	case SSA_SELECT:
-		return select_val(w, v);
+		x = absint_extract(&args[0], 0, v->size, false);
+		y = absint_extract(&args[1], 0, v->size, false);
+		c = absint_cond(ISA_JEQ, true, &x, &y);
+		return c == 1 ? args[2] : c == 0 ? args[3] : absint_join(&args[2], &args[3]);
 	case SSA_CMP:
-		a = get(w, v->args[0]);
-		b = get(w, v->args[1]);
-		c = absint_cond(v->op, true, &a, &b);
+		c = absint_cond(v->op, true, &args[0], &args[1]);
 		return c < 0 ? absint_width(1, false) : absint_const((uint64_t)c);
 	case SSA_PKTW:
 		return absint_width(1, false);
+	case SSA_CALL:
+		return call_val(w, v);
 	case SSA_UNDEF: case SSA_INPUT: case SSA_FRAME: case SSA_ADDR: case SSA_STORE:
-	case SSA_LDPKT: case SSA_SLOTSTORE: case SSA_CALL: case SSA_HAVOC: case SSA_TAILRET:
+	case SSA_LDPKT: case SSA_SLOTSTORE: case SSA_HAVOC: case SSA_TAILRET:
 	case SSA_PHI: case SSA_ASSUME: case SSA_ASSERT: case SSA_NKINDS:
 		break;
 	}
 	return absint_top();
+}
+
+static struct absint_val eval(struct walk *w, const struct ssa_insn *v)
+{
+	struct absint_val args[4];
+	uint32_t i;
+
+	for (i = 0; i < v->nargs && i < 4; i++)
+		args[i] = get(w, v->args[i]);
+	return eval_with(w, v, args);
+}
+
+static bool pure(enum ssa_kind k)
+{
+	return k == SSA_ALU || k == SSA_UNARY || k == SSA_EXTRACT || k == SSA_INSERT ||
+	       k == SSA_SELECT || k == SSA_CMP || k == SSA_PHI;
+}
+
+/* ID computed again from its operands' values now (refined by the edges
+ * and assumes since it was defined), met with its value: both hold of the
+ * one value on this path. DEPTH bounds the operand chains followed. */
+static struct absint_val reeval(struct walk *w, uint32_t id, unsigned depth)
+{
+	const struct ssa_insn *v = w->p->values[id];
+	struct absint_val args[4], r;
+	uint32_t i;
+
+	if (id == 0 || depth == 0 || !pure(v->kind))
+		return get(w, id);
+	if (w->stamp[id] == w->now)
+		return w->memo[id];
+	w->r->steps++;
+	if (v->kind == SSA_PHI) {
+		r = reeval(w, w->phi_arg[id], depth - 1);
+	} else {
+		for (i = 0; i < v->nargs && i < 4; i++)
+			args[i] = reeval(w, v->args[i], depth - 1);
+		r = eval_with(w, v, args);
+	}
+	if (!absint_meet(&r, &w->env[id]))
+		r = w->env[id];   /* no run gets here: keep the plain value */
+	w->stamp[id] = w->now;
+	w->memo[id] = r;
+	return r;
+}
+
+static struct absint_val reeval_top(struct walk *w, uint32_t id)
+{
+	if (++w->now == 0) {      /* wrapped: forget every stamp */
+		memset(w->stamp, 0, sizeof(*w->stamp) * w->p->nvalues);
+		w->now = 1;
+	}
+	return reeval(w, id, 48);
 }
 
 static void give_up(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -247,11 +350,14 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 				return false;
 			}
 			w->env[v->id] = get(w, v->args[edge]);
+			w->phi_arg[v->id] = v->args[edge];
 		} else if (v->kind == SSA_ASSUME) {
 			if (!refine_bool(w, v->args[0], true, 0))
 				return false;
 		} else if (v->kind == SSA_ASSERT) {
 			c = get(w, v->args[0]);
+			if (!w->o->r0_only && absint_contains(&c, 0))
+				c = reeval_top(w, v->args[0]);
 			if (!w->o->r0_only && absint_contains(&c, 0)) {
 				char buf[120];
 
@@ -342,6 +448,11 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	if (!w.env)
 		abort();
 	w.env[0] = absint_top();
+	w.phi_arg = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.phi_arg));
+	w.stamp = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.stamp));
+	w.memo = malloc(sizeof(*w.memo) * (p->nvalues ? p->nvalues : 1));
+	if (!w.phi_arg || !w.stamp || !w.memo)
+		abort();
 	if (run_block(&w, 0, 0)) {
 		at_end(&w, 0);
 		if (!w.stop && p->blocks[0]->nsucc)
@@ -359,6 +470,9 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 		step(&w, f->b, f->next++);
 	}
 	free(w.env);
+	free(w.phi_arg);
+	free(w.stamp);
+	free(w.memo);
 	free(w.trail);
 	free(w.stack);
 }
