@@ -142,7 +142,8 @@ static bool refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth)
 
 /* A helper's or kfunc's result as its model (models.h) bounds it for the
  * encoder (smt_mem.c: model_ret); bare code: any value. */
-static struct absint_val call_val(const struct walk *w, const struct ssa_insn *v)
+static struct absint_val call_val(const struct walk *w, const struct ssa_insn *v,
+				  const struct absint_val *args)
 {
 	const struct ssa_prog *p = w->p;
 	const struct helper_model *m = NULL;
@@ -178,9 +179,16 @@ static struct absint_val call_val(const struct walk *w, const struct ssa_insn *v
 		r.smin = -4095;
 		r.smax = 0;
 		break;
-	case MODEL_RET_REDIRECT_MAP:      /* 0, XDP_REDIRECT or flags & 3 */
-		r.umax = 4;
-		break;
+	case MODEL_RET_REDIRECT_MAP:
+		/* flags outside 0x1b: XDP_ABORTED; else XDP_REDIRECT or flags & 3 */
+		x = absint_const(4);
+		y = absint_const(3);
+		y = absint_alu(ISA_AND, true, &args[2], &y);
+		x = absint_join(&x, &y);
+		if (!((args[2].tv | args[2].tm) & ~0x1bull))
+			return x;
+		y = absint_const(0);
+		return (args[2].tv & ~0x1bull) ? y : absint_join(&x, &y);
 	case MODEL_RET_REDIRECT:
 		if (p->o->funcs[p->func].prog_type == BPF_PROG_TYPE_XDP) {
 			x = absint_const(0);
@@ -239,7 +247,7 @@ static struct absint_val eval_with(struct walk *w, const struct ssa_insn *v,
 	case SSA_PKTW:
 		return absint_width(1, false);
 	case SSA_CALL:
-		return call_val(w, v);
+		return call_val(w, v, args);
 	case SSA_UNDEF: case SSA_INPUT: case SSA_FRAME: case SSA_ADDR: case SSA_STORE:
 	case SSA_LDPKT: case SSA_SLOTSTORE: case SSA_HAVOC: case SSA_TAILRET:
 	case SSA_PHI: case SSA_ASSUME: case SSA_ASSERT: case SSA_NKINDS:

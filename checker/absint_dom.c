@@ -190,17 +190,6 @@ static struct absint_val from_tn(uint64_t v, uint64_t m)
 
 /* ---- concrete operations (interp.c's rules) ----------------------------- */
 
-static uint64_t sext_c(uint64_t v, unsigned bits)
-{
-	uint64_t m;
-
-	if (bits >= 64)
-		return v;
-	m = 1ull << (bits - 1);
-	v &= (m << 1) - 1;
-	return (v ^ m) - m;
-}
-
 /* D op S on the low W bits (both already truncated); not truncated */
 static uint64_t alu_c(unsigned op, unsigned w, uint64_t d, uint64_t s)
 {
@@ -393,6 +382,12 @@ static struct absint_val and64(const struct absint_val *a, const struct absint_v
 	uint64_t v = a->tv & b->tv;
 	struct absint_val r = from_tn(v, (a->tv | a->tm) & (b->tv | b->tm) & ~v), u = absint_top();
 
+	/* a mask that keeps every bit the other operand may have: identity */
+	if (!b->tm && !((a->tv | a->tm) & ~b->tv))
+		return *a;
+	if (!a->tm && !((b->tv | b->tm) & ~a->tv))
+		return *b;
+
 	u.umax = umin64(a->umax, b->umax);
 	absint_meet(&r, &u);
 	return r;
@@ -403,6 +398,10 @@ static struct absint_val or64(const struct absint_val *a, const struct absint_va
 	uint64_t v = a->tv | b->tv;
 	struct absint_val r = from_tn(v, (a->tm | b->tm) & ~v), u = absint_top();
 
+	if (!b->tm && !b->tv)
+		return *a;
+	if (!a->tm && !a->tv)
+		return *b;
 	u.umin = umax64(a->umin, b->umin);
 	absint_meet(&r, &u);
 	return r;

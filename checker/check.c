@@ -361,10 +361,6 @@ static bool prove_without_z3(const struct ssa_prog *p, const struct check_opts *
 		absint_prove(p, &ao, &ar);
 	}
 	r->absint_ns = stats_now() - t0;
-	if (getenv("ABSINT_DEBUG"))
-		fprintf(stderr, "absint %s: %s steps=%llu paths=%llu %s\n", r->c->name,
-			pc.unsupported ? "unsupported" : ar.verdict == ABSINT_PROVED ? "PROVED" : "unknown",
-			(unsigned long long)ar.steps, (unsigned long long)ar.paths, pc.unsupported ? pc.unsupported : ar.reason);
 	if (pc.unsupported || ar.verdict != ABSINT_PROVED)
 		return false;
 	add_notes(r, pc.notes, pc.nnotes);
