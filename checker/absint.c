@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define DEF_BIT 0x80000000u      /* trail entry: ID was defined here */
+
 struct undo {
 	uint32_t id;
 	struct absint_val old;
@@ -33,6 +35,7 @@ struct walk {
 	const struct absint_opts *o;
 	struct absint_result *r;
 	struct absint_val *env;   /* by value id */
+	uint8_t *def;             /* by value id: evaluated on this path */
 	uint32_t *phi_arg;        /* by phi id: its operand on this path */
 	struct absint_val *memo;  /* by value id: re-evaluated (stamp) */
 	uint32_t *stamp, now;
@@ -59,7 +62,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 /* Replace the value of ID (defined earlier on the path) by V, undoably. */
 static void set(struct walk *w, uint32_t id, const struct absint_val *v)
 {
-	if (id == 0)              /* UNDEF: fresh at every use */
+	if (id == 0 || !w->def[id])   /* UNDEF: fresh at every use */
 		return;
 	w->trail = grow(w->trail, &w->captrail, w->ntrail + 1, sizeof(*w->trail));
 	w->trail[w->ntrail].id = id;
@@ -71,14 +74,32 @@ static void set(struct walk *w, uint32_t id, const struct absint_val *v)
 static void undo_to(struct walk *w, size_t mark)
 {
 	while (w->ntrail > mark) {
-		w->ntrail--;
-		w->env[w->trail[w->ntrail].id] = w->trail[w->ntrail].old;
+		uint32_t id = w->trail[--w->ntrail].id;
+
+		if (id & DEF_BIT)
+			w->def[id & ~DEF_BIT] = 0;
+		else
+			w->env[id] = w->trail[w->ntrail].old;
 	}
 }
 
+/* A value not evaluated on this path (the encoder lets a pure value be
+ * used before its place in the block order) is any value: never a stale
+ * one from another path. */
 static struct absint_val get(const struct walk *w, uint32_t id)
 {
-	return id == 0 ? absint_top() : w->env[id];
+	return id == 0 || !w->def[id] ? absint_top() : w->env[id];
+}
+
+/* Define ID on this path (undone when the walk backs out). */
+static void define(struct walk *w, uint32_t id, const struct absint_val *v)
+{
+	w->env[id] = *v;
+	if (id == 0 || w->def[id])
+		return;
+	w->def[id] = 1;
+	w->trail = grow(w->trail, &w->captrail, w->ntrail + 1, sizeof(*w->trail));
+	w->trail[w->ntrail++].id = id | DEF_BIT;
 }
 
 /* Restrict A and B to `A op B` (or its negation); false: infeasible. */
@@ -99,7 +120,23 @@ static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint3
 
 static bool is_bool(const struct walk *w, uint32_t id)
 {
-	return id != 0 && w->env[id].umax <= 1;
+	return id != 0 && w->def[id] && w->env[id].umax <= 1;
+}
+
+static bool is_zero(const struct walk *w, uint32_t id)
+{
+	struct absint_val v = get(w, id);
+	uint64_t c;
+
+	return absint_is_const(&v, &c) && c == 0;
+}
+
+static bool is_one(const struct walk *w, uint32_t id)
+{
+	struct absint_val v = get(w, id);
+	uint64_t c;
+
+	return absint_is_const(&v, &c) && c == 1;
 }
 
 /* Value ID is non-zero (TRUTH) or zero on this path: restrict it and what
@@ -108,7 +145,6 @@ static bool refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth)
 {
 	const struct ssa_insn *v = w->p->values[id];
 	struct absint_val zero = absint_const(0), x;
-	uint64_t c;
 
 	if (id == 0)
 		return true;
@@ -123,7 +159,7 @@ static bool refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth)
 			return false;
 		/* x == 0 / x != 0 of a boolean x */
 		if ((v->op == ISA_JEQ || v->op == ISA_JNE) && v->args[1] != 0 &&
-		    absint_is_const(&w->env[v->args[1]], &c) && c == 0 && is_bool(w, v->args[0]))
+		    is_zero(w, v->args[1]) && is_bool(w, v->args[0]))
 			return refine_bool(w, v->args[0], (v->op == ISA_JNE) == truth, depth + 1);
 		return true;
 	}
@@ -135,7 +171,7 @@ static bool refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth)
 	if (v->op == ISA_OR && !truth)
 		return refine_bool(w, v->args[0], false, depth + 1) &&
 		       refine_bool(w, v->args[1], false, depth + 1);
-	if (v->op == ISA_XOR && absint_is_const(&w->env[v->args[1]], &c) && c == 1)
+	if (v->op == ISA_XOR && is_one(w, v->args[1]))
 		return refine_bool(w, v->args[0], !truth, depth + 1);
 	return true;
 }
@@ -283,6 +319,8 @@ static struct absint_val reeval(struct walk *w, uint32_t id, unsigned depth)
 
 	if (id == 0 || depth == 0 || !pure(v->kind))
 		return get(w, id);
+	if (!w->def[id])
+		return absint_top();
 	if (w->stamp[id] == w->now)
 		return w->memo[id];
 	w->r->steps++;
@@ -357,7 +395,8 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 				give_up(w, "internal: phi v%u has no operand for edge %u", v->id, edge);
 				return false;
 			}
-			w->env[v->id] = get(w, v->args[edge]);
+			c = get(w, v->args[edge]);
+			define(w, v->id, &c);
 			w->phi_arg[v->id] = v->args[edge];
 		} else if (v->kind == SSA_ASSUME) {
 			if (!refine_bool(w, v->args[0], true, 0))
@@ -375,7 +414,8 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 				return false;
 			}
 		} else {
-			w->env[v->id] = eval(w, v);
+			c = eval(w, v);
+			define(w, v->id, &c);
 		}
 	}
 	return true;
@@ -455,11 +495,13 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	w.env = malloc(sizeof(*w.env) * (p->nvalues ? p->nvalues : 1));
 	if (!w.env)
 		abort();
-	w.env[0] = absint_top();
+	for (uint32_t i = 0; i < p->nvalues; i++)
+		w.env[i] = absint_top();
+	w.def = calloc(p->nvalues ? p->nvalues : 1, 1);
 	w.phi_arg = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.phi_arg));
 	w.stamp = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.stamp));
 	w.memo = malloc(sizeof(*w.memo) * (p->nvalues ? p->nvalues : 1));
-	if (!w.phi_arg || !w.stamp || !w.memo)
+	if (!w.def || !w.phi_arg || !w.stamp || !w.memo)
 		abort();
 	if (run_block(&w, 0, 0)) {
 		at_end(&w, 0);
@@ -479,6 +521,7 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	}
 	free(w.env);
 	free(w.phi_arg);
+	free(w.def);
 	free(w.stamp);
 	free(w.memo);
 	free(w.trail);
