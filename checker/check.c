@@ -1,4 +1,5 @@
 /* check.c - one check from monitor to verdict (contract in check.h). */
+#include "absint.h"
 #include "bound.h"
 #include "checker.h"
 #include "instrument.h"
@@ -362,6 +363,34 @@ static void add_notes(struct check_result *r, const char *const *n, unsigned k)
 	r->nnotes += k;
 }
 
+/* The abstract-interpretation pre-pass (absint.h): true when it proved
+ * the check, with the notes the encoder would have added. Not for a bound
+ * (the report needs its worst case), --timeout=0 (no proving at all) or a
+ * program the encoder does not model. */
+static bool prove_without_z3(const struct ssa_prog *p, const struct check_opts *o,
+			     struct check_result *r)
+{
+	struct smt_precheck pc;
+	struct absint_opts ao = {0};
+	struct absint_result ar;
+	uint64_t t0 = stats_now();
+
+	if (o->no_absint || r->c->has_bound || o->no_time || past_deadline(o))
+		return false;
+	smt_precheck(p, r->arena, &pc);
+	if (!pc.unsupported) {
+		ao.ptr_loads = pc.ptr_loads;
+		absint_prove(p, &ao, &ar);
+	}
+	r->absint_ns = stats_now() - t0;
+	if (pc.unsupported || ar.verdict != ABSINT_PROVED)
+		return false;
+	add_notes(r, pc.notes, pc.nnotes);
+	r->verdict = CHECK_HOLDS;
+	r->by_absint = true;
+	return true;
+}
+
 void check_run(const struct loaded *l, const struct mon_check *c,
 	       const struct check_opts *o, struct check_result *r)
 {
@@ -411,6 +440,8 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 		set_reason(r, CHECK_UNKNOWN, "not modelled: %s", p->unsupported);
 		goto out;
 	}
+	if (prove_without_z3(p, o, r))
+		goto out;
 	t1 = stats_now();
 	search_done = searched(l, o, r);
 	search_ns = stats_now() - t1;     /* in solve (stats.h) */

@@ -41,6 +41,7 @@ struct check_opts {
 	unsigned deadline_s;      /* --deadline: the whole run's seconds (messages) */
 	double deadline_at;       /* check_clock() time the run must end by; 0: none */
 	bool no_search;           /* --no-search: no concrete search before Z3 (search.h) */
+	bool no_absint;           /* --no-absint: no abstract-interpretation pre-pass */
 };
 
 /* Limits (--max-memory, --deadline) make verdicts unknown with the reason,
@@ -69,6 +70,8 @@ struct check_result {
 	unsigned nnotes;
 	double seconds;
 	uint64_t stage_ns[STAGE_N];   /* cfg .. solve of this check (stats.h) */
+	bool by_absint;           /* HOLDS proved by the pre-pass (absint.h), no Z3 */
+	uint64_t absint_ns;       /* time in the pre-pass (and smt_precheck) */
 	/* --replay-kernel */
 	bool kernel_tried;
 	bool kernel_reproduced;

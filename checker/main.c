@@ -70,6 +70,8 @@ static void usage(FILE *out)
 	      "  --cache=DIR       reuse the report of an identical earlier run (same\n"
 	      "                    object bytes, spec files, options and checker) from DIR\n"
 	      "  --stats           print one line of stage times to stderr (docs/performance.md)\n"
+	      "  --no-absint       prove with Z3 only: no abstract-interpretation pre-pass\n"
+	      "                    (the verdicts are the same; docs/performance.md)\n"
 	      "  -I DIR, --pack-dir=DIR\n"
 	      "                    search DIR for `import \"NAME\"` before the built-in packs\n"
 	      "  --help            this text\n"
@@ -137,6 +139,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "kernel-btf", required_argument, NULL, 'b' },
 		{ "stats", no_argument, NULL, 'S' },
 		{ "cache", required_argument, NULL, 'K' },
+		{ "no-absint", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 },
@@ -215,6 +218,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 			break;
 		case 'N':
 			c->check.no_search = true;
+			break;
+		case 'A':
+			c->check.no_absint = true;
 			break;
 		case 'k':
 			c->check.replay_kernel = true;
@@ -413,6 +419,7 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 		}
 		stats_add_check(&c->st, r[i].stage_ns, (uint64_t)(r[i].seconds * 1e9));
 		c->st.search += r[i].by_search;
+		stats_add_absint(&c->st, r[i].by_absint, r[i].absint_ns);
 		check_result_free(&r[i]);
 	}
 	free(r);

@@ -137,6 +137,17 @@ Z3_ast smt_ksym(struct smt *s, unsigned ext);
  * -EINVAL for an unsupported program, -EIO on a Z3 error (smt_error). */
 int smt_encode(struct smt *s, const struct ssa_prog *p, const struct smt_input *in,
 	       struct arena *a, struct smt_prog **out);
+/* What smt_encode would report of P without building a term (no Z3 at
+ * all): its notes and first unsupported construct, in the same order and
+ * words, and the LOADs it answers with its packet pointer terms (which are
+ * 64-bit values, not zero-extended loads). Tables in arena A. */
+struct smt_precheck {
+	const char **notes;
+	unsigned nnotes;
+	const char *unsupported;
+	uint8_t *ptr_loads;       /* by value id */
+};
+void smt_precheck(const struct ssa_prog *p, struct arena *a, struct smt_precheck *out);
 /* Constrain N bytes of mem0 at ADDR. */
 void smt_assume_bytes(struct smt *s, const struct smt_prog *e, uint64_t addr,
 		      const uint8_t *bytes, size_t n);

@@ -361,6 +361,20 @@ void mem_enter(struct enc *en, const struct ssa_block *b)
 
 /* ---- loads and stores --------------------------------------------------- */
 
+/* Why an access through a pointer of region R is not modelled, or NULL. */
+static const char *access_problem(uint16_t r, bool write)
+{
+	if (r >= RG_MEM0)
+		return NULL;
+	if (r == RG_TOP)
+		return "a memory access through a pointer into different regions on different paths";
+	if (r == RG_STACK)
+		return "a stack access the lift did not resolve";
+	if (write)
+		return "a store through a pointer that is not into the context, packet, a map value or a ringbuf reservation";
+	return NULL;
+}
+
 Z3_ast *mem_array(struct enc *en, uint32_t p, bool write)
 {
 	uint16_t r;
@@ -372,12 +386,8 @@ Z3_ast *mem_array(struct enc *en, uint32_t p, bool write)
 		en->ms.pktw = en->s->t;
 	if (r >= RG_MEM0)
 		return &en->ms.r[r - RG_MEM0];
-	if (r == RG_TOP)
-		unsupported(en, "a memory access through a pointer into different regions on different paths");
-	else if (r == RG_STACK)
-		unsupported(en, "a stack access the lift did not resolve");
-	else if (write)
-		unsupported(en, "a store through a pointer that is not into the context, packet, a map value or a ringbuf reservation");
+	if (access_problem(r, write))
+		unsupported(en, access_problem(r, write));
 	return NULL;
 }
 
@@ -722,6 +732,17 @@ static Z3_ast model_ret(struct enc *en, const struct ssa_insn *v, const struct h
 	return r;
 }
 
+/* The note of a call without a model. */
+static void unmodelled_note(const struct enc *en, const struct ssa_insn *v, char *buf, size_t len)
+{
+	if (v->ref.kind == INSN_REF_KFUNC)
+		snprintf(buf, len, "kfunc %s is not modelled: any result, and memory it gets a pointer to may change",
+			 en->p->o->kfuncs[v->ref.index].name);
+	else
+		snprintf(buf, len, "helper %s (%lld) is not modelled: any result, and memory it gets a pointer to may change",
+			 helper_name((int)v->imm) ? helper_name((int)v->imm) : "?", (long long)v->imm);
+}
+
 Z3_ast mem_encode_call(struct enc *en, const struct ssa_insn *v)
 {
 	struct smt *s = en->s;
@@ -747,12 +768,7 @@ Z3_ast mem_encode_call(struct enc *en, const struct ssa_insn *v)
 		for (a = 0; a < 5; a++)
 			havoc_arg(en, v, a);
 	} else if (!m) {
-		if (v->ref.kind == INSN_REF_KFUNC)
-			snprintf(buf, sizeof(buf), "kfunc %s is not modelled: any result, and memory it gets a pointer to may change",
-				 en->p->o->kfuncs[v->ref.index].name);
-		else
-			snprintf(buf, sizeof(buf), "helper %s (%lld) is not modelled: any result, and memory it gets a pointer to may change",
-				 helper_name((int)v->imm) ? helper_name((int)v->imm) : "?", (long long)v->imm);
+		unmodelled_note(en, v, buf, sizeof(buf));
 		note(en, buf);
 		r0 = fresh(s, "call", s->bv64);
 		for (a = 0; a < 5; a++)
@@ -794,4 +810,72 @@ Z3_ast mem_encode_tailret(struct enc *en, const struct ssa_insn *v)
 	en->e->call_after[v->id] = arena_alloc(en->a, sizeof(struct smt_mem));
 	*en->e->call_after[v->id] = copy_mem(en, &en->ms);
 	return fresh(en->s, "tailret", en->s->bv64);
+}
+
+/* ---- without Z3 (smt.h: smt_precheck) ------------------------------------ */
+
+static void precheck_insn(struct enc *en, const struct ssa_insn *v, struct smt_precheck *out)
+{
+	struct smt_mem dummy = {0};
+	Z3_ast *which;
+	char buf[200];
+	uint16_t r;
+
+	switch (v->kind) {
+	case SSA_LOAD:
+		r = en->rg[v->args[0]];
+		if (r == RG_MEM0 + MR_CTX && en->ctxoff[v->args[0]] != INT64_MIN &&
+		    pkt_field(en, en->ctxoff[v->args[0]] + v->imm, v->size, &which, &dummy))
+			out->ptr_loads[v->id] = 1;
+		else if (r != RG_SCALAR && r != RG_NULL && access_problem(r, false))
+			unsupported(en, access_problem(r, false));
+		break;
+	case SSA_STORE: case SSA_ATOMIC:
+		if (access_problem(en->rg[v->args[0]], true))
+			unsupported(en, access_problem(en->rg[v->args[0]], true));
+		break;
+	case SSA_CALL:
+		if (v->ref.kind == INSN_REF_KFUNC &&
+		    model_kfunc(en->p->o->kfuncs[v->ref.index].name))
+			break;
+		if (!call_model(v)) {
+			unmodelled_note(en, v, buf, sizeof(buf));
+			note(en, buf);
+		}
+		break;
+	case SSA_UNDEF: case SSA_CONST: case SSA_INPUT: case SSA_FRAME: case SSA_ALU:
+	case SSA_UNARY: case SSA_ADDR: case SSA_LDPKT: case SSA_EXTRACT: case SSA_INSERT:
+	case SSA_SLOTLOAD: case SSA_SLOTSTORE: case SSA_SELECT: case SSA_HAVOC:
+	case SSA_TAILRET: case SSA_PHI: case SSA_CMP: case SSA_PKTW: case SSA_ASSUME:
+	case SSA_ASSERT: case SSA_NKINDS:
+		break;
+	}
+}
+
+void smt_precheck(const struct ssa_prog *p, struct arena *a, struct smt_precheck *out)
+{
+	struct smt_prog e = {0};
+	struct enc en = { .p = p, .e = &e, .a = a };
+	uint32_t n = p->nvalues ? p->nvalues : 1, b, i;
+
+	memset(out, 0, sizeof(*out));
+	out->ptr_loads = arena_new_array(a, uint8_t, n);
+	en.objmode = p->o && !p->bare;
+	if (!en.objmode)
+		return;               /* bare code: one flat memory, no notes */
+	en.rg = arena_new_array(a, uint16_t, n);
+	en.ctxoff = calloc(n, sizeof(int64_t));
+	if (!en.ctxoff)
+		abort();
+	en.prog_type = p->o->funcs[p->func].prog_type;
+	en.has_pkt = instrument_pkt_fields(en.prog_type, &en.off_data, &en.off_end, &en.off_meta);
+	prepass(&en);
+	for (b = 0; b < p->nblocks; b++)
+		for (i = 0; i < p->blocks[b]->ninsns; i++)
+			precheck_insn(&en, p->blocks[b]->insns[i], out);
+	out->notes = arena_dup(a, en.notes.data, en.notes.len * sizeof(char *));
+	out->nnotes = (unsigned)en.notes.len;
+	out->unsupported = e.unsupported;
+	buf_free(&en.notes);
+	free(en.ctxoff);
 }

@@ -41,6 +41,12 @@ void stats_add_check(struct stats *s, const uint64_t check[STAGE_N], uint64_t to
 	s->checks++;
 }
 
+void stats_add_absint(struct stats *s, bool proved, uint64_t ns)
+{
+	s->absint += proved;
+	s->absint_ns += ns;
+}
+
 void stats_loaded(struct stats *s, const struct loaded *l)
 {
 	uint32_t f;
@@ -98,6 +104,7 @@ void stats_write(const struct stats *s, FILE *out)
 		s->checks);
 	for (i = 0; i < STAGE_N; i++)
 		fprintf(out, " %s=%.6f", stats_stage_name((enum stats_stage)i), secs(s->ns[i]));
-	fprintf(out, " total=%.6f max_check=%.6f peak_rss_kb=%ld search=%u\n",
-		secs(stats_now() - s->start), secs(s->max_check), stats_peak_rss_kb(), s->search);
+	fprintf(out, " total=%.6f max_check=%.6f peak_rss_kb=%ld absint=%u absint_time=%.6f search=%u\n",
+		secs(stats_now() - s->start), secs(s->max_check), stats_peak_rss_kb(), s->absint,
+		secs(s->absint_ns), s->search);
 }

@@ -11,14 +11,17 @@
  * stderr) is the machine-readable format the benchmark reads:
  *   bpf-invcheck-stats: insns=N checks=K load=S decode=S cfg=S ssa=S
  *     instrument=S encode=S solve=S total=S max_check=S peak_rss_kb=N
- *     search=N
+ *     absint=K absint_time=S search=N
  * (seconds with 6 decimals; total is the wall time from the start of main;
- * search: the checks whose verdict the concrete search found, without Z3;
- * their time is in solve).
+ * absint: the checks the abstract-interpretation pre-pass proved without
+ * Z3, absint_time the time in it, all checks, proved or not; search: the
+ * checks whose verdict the concrete search found, without Z3; their time
+ * is in solve).
  */
 #ifndef INVCHECK_STATS_H
 #define INVCHECK_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -34,12 +37,16 @@ struct stats {
 	uint64_t insns;           /* instruction slots of the object's code */
 	unsigned checks;
 	unsigned search;          /* checks the concrete search decided (search.h) */
+	unsigned absint;          /* checks the pre-pass proved (absint.h) */
+	uint64_t absint_ns;       /* time in the pre-pass, all checks */
 };
 
 uint64_t stats_now(void);
 const char *stats_stage_name(enum stats_stage s);
 /* Add a check's stage times (CHECK[STAGE_CFG..STAGE_SOLVE]) and its total. */
 void stats_add_check(struct stats *s, const uint64_t check[STAGE_N], uint64_t total);
+/* A check the pre-pass proved (PROVED) or tried, NS in it. */
+void stats_add_absint(struct stats *s, bool proved, uint64_t ns);
 /* Peak and current resident set size of the process in KiB (Linux
  * /proc/self/status VmHWM / VmRSS, which start afresh at exec, unlike
  * getrusage's ru_maxrss; that is the fallback). */

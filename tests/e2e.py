@@ -9,6 +9,9 @@ Expectations: every tests/e2e/*.tsv (expect.tsv's header gives the format).
 
 usage: e2e.py BPF-INVCHECK SOURCE_ROOT EXAMPLES_BUILD_DIR [OBJECT ...]
 (python3 is there wherever meson is: meson is written in it.)
+E2E_OPTS (environment): more options for every run; the test e2e-no-absint
+runs with --no-absint, so every line gets the same verdict with the
+abstract-interpretation pre-pass and with Z3 alone.
 """
 import json
 import os
@@ -41,7 +44,8 @@ def main():
             path = os.path.join(os.path.dirname(exdir), obj + '.bpf.o')
         else:
             path = os.path.join(exdir, obj + '.bpf.o')
-        cmd = [exe, '--format=json', '--jobs=2', path, os.path.join(src, spec)]
+        cmd = [exe, '--format=json', '--jobs=2'] + os.environ.get('E2E_OPTS', '').split() + \
+              [path, os.path.join(src, spec)]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
         runs += 1
         try:

@@ -1,0 +1,530 @@
+/* absint.c - the pre-pass's walk over the DAG's paths (contract: absint.h).
+ *
+ * Depth first, with an explicit stack of (block, next successor, trail
+ * mark). Every value is defined once on a path (the IR is a DAG in SSA), so
+ * a block's definitions simply overwrite the environment; refinements of
+ * values defined earlier (at BRANCH edges and ASSUMEs) go through a trail
+ * and are undone when the walk backs out of the block. UNDEF is never
+ * refined: the encoder gives it a fresh value at every use.
+ */
+#include "absint.h"
+#include "isa.h"
+#include "models.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEF_BIT 0x80000000u      /* trail entry: ID was defined here */
+
+struct undo {
+	uint32_t id;
+	struct absint_val old;
+};
+
+struct frame {
+	uint32_t b;
+	uint32_t next;            /* successor to try next */
+	size_t mark;              /* trail length before entering b */
+};
+
+struct walk {
+	const struct ssa_prog *p;
+	const struct absint_opts *o;
+	struct absint_result *r;
+	struct absint_val *env;   /* by value id */
+	uint8_t *def;             /* by value id: evaluated on this path */
+	uint32_t *phi_arg;        /* by phi id: its operand on this path */
+	struct absint_val *memo;  /* by value id: re-evaluated (stamp) */
+	uint32_t *stamp, now;
+	struct undo *trail;
+	size_t ntrail, captrail;
+	struct frame *stack;
+	size_t nstack, capstack;
+	bool stop;                /* the verdict is decided: unknown */
+};
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 64;
+	if (*cap < need)
+		*cap = need;
+	p = realloc(p, *cap * elem);
+	if (!p)
+		abort();
+	return p;
+}
+
+/* Replace the value of ID (defined earlier on the path) by V, undoably. */
+static void set(struct walk *w, uint32_t id, const struct absint_val *v)
+{
+	if (id == 0 || !w->def[id])   /* UNDEF: fresh at every use */
+		return;
+	w->trail = grow(w->trail, &w->captrail, w->ntrail + 1, sizeof(*w->trail));
+	w->trail[w->ntrail].id = id;
+	w->trail[w->ntrail].old = w->env[id];
+	w->ntrail++;
+	w->env[id] = *v;
+}
+
+static void undo_to(struct walk *w, size_t mark)
+{
+	while (w->ntrail > mark) {
+		uint32_t id = w->trail[--w->ntrail].id;
+
+		if (id & DEF_BIT)
+			w->def[id & ~DEF_BIT] = 0;
+		else
+			w->env[id] = w->trail[w->ntrail].old;
+	}
+}
+
+/* A value not evaluated on this path (the encoder lets a pure value be
+ * used before its place in the block order) is any value: never a stale
+ * one from another path. */
+static struct absint_val get(const struct walk *w, uint32_t id)
+{
+	return id == 0 || !w->def[id] ? absint_top() : w->env[id];
+}
+
+/* Define ID on this path (undone when the walk backs out). */
+static void define(struct walk *w, uint32_t id, const struct absint_val *v)
+{
+	w->env[id] = *v;
+	if (id == 0 || w->def[id])
+		return;
+	w->def[id] = 1;
+	w->trail = grow(w->trail, &w->captrail, w->ntrail + 1, sizeof(*w->trail));
+	w->trail[w->ntrail++].id = id | DEF_BIT;
+}
+
+/* Restrict A and B to `A op B` (or its negation); false: infeasible. */
+static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint32_t a,
+		       uint32_t b)
+{
+	struct absint_val x = get(w, a), y = get(w, b);
+
+	if (!absint_refine(op, is64, taken, &x, &y))
+		return false;
+	if (a == b && a != 0 && !absint_meet(&x, &y))
+		return false;
+	set(w, a, &x);
+	if (a != b)
+		set(w, b, &y);
+	return true;
+}
+
+static bool is_bool(const struct walk *w, uint32_t id)
+{
+	return id != 0 && w->def[id] && w->env[id].umax <= 1;
+}
+
+static bool is_zero(const struct walk *w, uint32_t id)
+{
+	struct absint_val v = get(w, id);
+	uint64_t c;
+
+	return absint_is_const(&v, &c) && c == 0;
+}
+
+static bool is_one(const struct walk *w, uint32_t id)
+{
+	struct absint_val v = get(w, id);
+	uint64_t c;
+
+	return absint_is_const(&v, &c) && c == 1;
+}
+
+/* Value ID is non-zero (TRUTH) or zero on this path: restrict it and what
+ * it is computed from (comparisons, and/or/not of booleans). */
+static bool refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth)
+{
+	const struct ssa_insn *v = w->p->values[id];
+	struct absint_val zero = absint_const(0), x;
+
+	if (id == 0)
+		return true;
+	x = get(w, id);
+	if (!absint_refine(ISA_JNE, true, truth, &x, &zero))
+		return false;
+	set(w, id, &x);
+	if (depth >= 16)
+		return true;
+	if (v->kind == SSA_CMP) {
+		if (!refine_cmp(w, v->op, true, truth, v->args[0], v->args[1]))
+			return false;
+		/* x == 0 / x != 0 of a boolean x */
+		if ((v->op == ISA_JEQ || v->op == ISA_JNE) && v->args[1] != 0 &&
+		    is_zero(w, v->args[1]) && is_bool(w, v->args[0]))
+			return refine_bool(w, v->args[0], (v->op == ISA_JNE) == truth, depth + 1);
+		return true;
+	}
+	if (v->kind != SSA_ALU || !v->is64 || !is_bool(w, v->args[0]) || !is_bool(w, v->args[1]))
+		return true;
+	if (v->op == ISA_AND && truth)
+		return refine_bool(w, v->args[0], true, depth + 1) &&
+		       refine_bool(w, v->args[1], true, depth + 1);
+	if (v->op == ISA_OR && !truth)
+		return refine_bool(w, v->args[0], false, depth + 1) &&
+		       refine_bool(w, v->args[1], false, depth + 1);
+	if (v->op == ISA_XOR && is_one(w, v->args[1]))
+		return refine_bool(w, v->args[0], !truth, depth + 1);
+	return true;
+}
+
+/* A helper's or kfunc's result as its model (models.h) bounds it for the
+ * encoder (smt_mem.c: model_ret); bare code: any value. */
+static struct absint_val call_val(const struct walk *w, const struct ssa_insn *v,
+				  const struct absint_val *args)
+{
+	const struct ssa_prog *p = w->p;
+	const struct helper_model *m = NULL;
+	const struct kfunc_model *km;
+	struct helper_model hm;
+	struct absint_val r = absint_top(), x, y;
+
+	if (!p->o || p->bare)
+		return r;
+	if (v->ref.kind == INSN_REF_HELPER) {
+		m = model_helper((int)v->imm);
+	} else if (v->ref.kind == INSN_REF_KFUNC) {
+		km = model_kfunc(p->o->kfuncs[v->ref.index].name);
+		if (km) {
+			hm = (struct helper_model){ .ret = km->ret, .lo = km->lo, .hi = km->hi,
+						    .sign = km->sign };
+			m = &hm;
+		}
+	}
+	if (!m)
+		return r;
+	switch (m->ret) {
+	case MODEL_RET_RANGE:
+		if (m->sign) {
+			r.smin = m->lo;
+			r.smax = m->hi;
+		} else {
+			r.umin = (uint64_t)m->lo;
+			r.umax = (uint64_t)m->hi;
+		}
+		break;
+	case MODEL_RET_ERRNO:
+	case MODEL_RET_SKB_LOAD:        /* 0 or -EFAULT: within the errno range */
+		r.smin = -4095;
+		r.smax = 0;
+		break;
+	case MODEL_RET_REDIRECT_MAP:
+		/* flags outside 0x1b: XDP_ABORTED; else XDP_REDIRECT or flags & 3 */
+		x = absint_const(4);
+		y = absint_const(3);
+		y = absint_alu(ISA_AND, true, &args[2], &y);
+		x = absint_join(&x, &y);
+		if (!((args[2].tv | args[2].tm) & ~0x1bull))
+			return x;
+		y = absint_const(0);
+		return (args[2].tv & ~0x1bull) ? y : absint_join(&x, &y);
+	case MODEL_RET_REDIRECT:
+		if (p->o->funcs[p->func].prog_type == BPF_PROG_TYPE_XDP) {
+			x = absint_const(0);
+			y = absint_const(4);
+		} else {
+			x = absint_const(2);
+			y = absint_const(7);
+		}
+		return absint_join(&x, &y);
+	case MODEL_RET_ANY: case MODEL_RET_VOID: case MODEL_RET_MAP_VALUE:
+	case MODEL_RET_RINGBUF: case MODEL_RET_KPTR:
+		return r;
+	}
+	if (!absint_sync(&r))
+		return absint_top();
+	return r;
+}
+
+/* The abstract value of V (not a phi, assume or assert) from the values of
+ * its operands ARGS (the first four). */
+static struct absint_val eval_with(struct walk *w, const struct ssa_insn *v,
+				   const struct absint_val *args)
+{
+	struct absint_val x, y;
+	int c;
+
+	switch (v->kind) {
+	case SSA_CONST:
+		return absint_const((uint64_t)v->imm);
+	case SSA_ALU:
+		return absint_alu(v->op, v->is64, &args[0], &args[1]);
+	case SSA_UNARY:
+		return absint_unary(v->op, v->is64, v->size, &args[0]);
+	case SSA_LOAD:
+		/* the encoder answers loads of the packet pointer fields with
+		 * its own 64-bit pointer terms */
+		if (w->o->ptr_loads && w->o->ptr_loads[v->id])
+			return absint_top();
+		return absint_width(v->size * 8u, v->sx);
+	case SSA_ATOMIC:
+		return absint_width(v->size * 8u, false);
+	case SSA_SLOTLOAD:
+		return absint_width(v->size * 8u, v->sx);
+	case SSA_EXTRACT:
+		return absint_extract(&args[0], (unsigned)v->imm, v->size, v->sx);
+	case SSA_INSERT:
+		return absint_insert(&args[0], &args[1], (unsigned)v->imm, v->size);
+	case SSA_SELECT:
+		x = absint_extract(&args[0], 0, v->size, false);
+		y = absint_extract(&args[1], 0, v->size, false);
+		c = absint_cond(ISA_JEQ, true, &x, &y);
+		return c == 1 ? args[2] : c == 0 ? args[3] : absint_join(&args[2], &args[3]);
+	case SSA_CMP:
+		c = absint_cond(v->op, true, &args[0], &args[1]);
+		return c < 0 ? absint_width(1, false) : absint_const((uint64_t)c);
+	case SSA_PKTW:
+		return absint_width(1, false);
+	case SSA_CALL:
+		return call_val(w, v, args);
+	case SSA_UNDEF: case SSA_INPUT: case SSA_FRAME: case SSA_ADDR: case SSA_STORE:
+	case SSA_LDPKT: case SSA_SLOTSTORE: case SSA_HAVOC: case SSA_TAILRET:
+	case SSA_PHI: case SSA_ASSUME: case SSA_ASSERT: case SSA_NKINDS:
+		break;
+	}
+	return absint_top();
+}
+
+static struct absint_val eval(struct walk *w, const struct ssa_insn *v)
+{
+	struct absint_val args[4];
+	uint32_t i;
+
+	for (i = 0; i < v->nargs && i < 4; i++)
+		args[i] = get(w, v->args[i]);
+	return eval_with(w, v, args);
+}
+
+static bool pure(enum ssa_kind k)
+{
+	return k == SSA_ALU || k == SSA_UNARY || k == SSA_EXTRACT || k == SSA_INSERT ||
+	       k == SSA_SELECT || k == SSA_CMP || k == SSA_PHI;
+}
+
+/* ID computed again from its operands' values now (refined by the edges
+ * and assumes since it was defined), met with its value: both hold of the
+ * one value on this path. DEPTH bounds the operand chains followed. */
+static struct absint_val reeval(struct walk *w, uint32_t id, unsigned depth)
+{
+	const struct ssa_insn *v = w->p->values[id];
+	struct absint_val args[4], r;
+	uint32_t i;
+
+	if (id == 0 || depth == 0 || !pure(v->kind))
+		return get(w, id);
+	if (!w->def[id])
+		return absint_top();
+	if (w->stamp[id] == w->now)
+		return w->memo[id];
+	w->r->steps++;
+	if (v->kind == SSA_PHI) {
+		r = reeval(w, w->phi_arg[id], depth - 1);
+	} else {
+		for (i = 0; i < v->nargs && i < 4; i++)
+			args[i] = reeval(w, v->args[i], depth - 1);
+		r = eval_with(w, v, args);
+	}
+	if (!absint_meet(&r, &w->env[id]))
+		r = w->env[id];   /* no run gets here: keep the plain value */
+	w->stamp[id] = w->now;
+	w->memo[id] = r;
+	return r;
+}
+
+static struct absint_val reeval_top(struct walk *w, uint32_t id)
+{
+	if (++w->now == 0) {      /* wrapped: forget every stamp */
+		memset(w->stamp, 0, sizeof(*w->stamp) * w->p->nvalues);
+		w->now = 1;
+	}
+	return reeval(w, id, 48);
+}
+
+static void give_up(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void give_up(struct walk *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	w->stop = true;
+	w->r->verdict = ABSINT_UNKNOWN;
+	va_start(ap, fmt);
+	vsnprintf(w->r->reason, sizeof(w->r->reason), fmt, ap);
+	va_end(ap);
+}
+
+/* The index of the edge FROM -> B that successor J of FROM is. */
+static uint32_t edge_index(const struct ssa_prog *p, uint32_t from, unsigned j, uint32_t b)
+{
+	const struct ssa_block *f = p->blocks[from], *t = p->blocks[b];
+	uint32_t i;
+
+	for (i = 0; i < t->npreds; i++)
+		if (t->preds[i] == from)
+			break;
+	if (j == 1 && f->nsucc == 2 && f->succ[0] == f->succ[1])
+		i++;
+	return i;
+}
+
+/* Run block B's instructions entered through edge EDGE; false: no run
+ * gets through it (an assume cannot hold) or the walk stops. */
+static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
+{
+	const struct ssa_block *blk = w->p->blocks[b];
+	uint32_t i;
+
+	for (i = 0; i < blk->ninsns; i++) {
+		const struct ssa_insn *v = blk->insns[i];
+		struct absint_val c;
+
+		if (++w->r->steps > w->o->budget) {
+			give_up(w, "budget: more than %" PRIu64 " instructions on the paths walked",
+				w->o->budget);
+			return false;
+		}
+		if (v->kind == SSA_PHI) {
+			if (edge >= v->nargs) {
+				give_up(w, "internal: phi v%u has no operand for edge %u", v->id, edge);
+				return false;
+			}
+			c = get(w, v->args[edge]);
+			define(w, v->id, &c);
+			w->phi_arg[v->id] = v->args[edge];
+		} else if (v->kind == SSA_ASSUME) {
+			if (!refine_bool(w, v->args[0], true, 0))
+				return false;
+		} else if (v->kind == SSA_ASSERT) {
+			c = get(w, v->args[0]);
+			if (!w->o->r0_only && absint_contains(&c, 0))
+				c = reeval_top(w, v->args[0]);
+			if (!w->o->r0_only && absint_contains(&c, 0)) {
+				char buf[120];
+
+				absint_format(&c, buf, sizeof(buf));
+				give_up(w, "assert v%u (site %lld) in b%u: its condition v%u may be 0: %s",
+					v->id, (long long)v->imm, b, v->args[0], buf);
+				return false;
+			}
+		} else {
+			c = eval(w, v);
+			define(w, v->id, &c);
+		}
+	}
+	return true;
+}
+
+/* Reached the end of block B (a path is complete at EXIT). */
+static void at_end(struct walk *w, uint32_t b)
+{
+	const struct ssa_block *blk = w->p->blocks[b];
+	struct absint_val r0;
+
+	if (blk->term == SSA_TERM_UNWIND) {
+		w->r->unwinds++;
+		if (!w->o->r0_only)
+			give_up(w, "loop bound: the unwinding marker b%u may be reached", b);
+		return;
+	}
+	if (blk->term != SSA_TERM_EXIT)
+		return;
+	w->r->paths++;
+	r0 = get(w, blk->a);
+	w->r->r0 = w->r->exits ? absint_join(&w->r->r0, &r0) : r0;
+	w->r->exits++;
+}
+
+static void push(struct walk *w, uint32_t b, size_t mark)
+{
+	w->stack = grow(w->stack, &w->capstack, w->nstack + 1, sizeof(*w->stack));
+	w->stack[w->nstack++] = (struct frame){ .b = b, .next = 0, .mark = mark };
+}
+
+/* Follow successor J of block F: refine the edge, run the block. */
+static void step(struct walk *w, uint32_t f, unsigned j)
+{
+	const struct ssa_block *blk = w->p->blocks[f];
+	uint32_t to = blk->succ[j];
+	size_t mark = w->ntrail;
+
+	if (blk->term == SSA_TERM_BRANCH &&
+	    !refine_cmp(w, blk->cond_op, blk->cond64, j == 0, blk->a, blk->b)) {
+		undo_to(w, mark);
+		return;
+	}
+	if (!run_block(w, to, edge_index(w->p, f, j, to))) {
+		undo_to(w, mark);
+		return;
+	}
+	at_end(w, to);
+	if (w->stop || w->p->blocks[to]->nsucc == 0 ||
+	    w->p->blocks[to]->term == SSA_TERM_EXIT || w->p->blocks[to]->term == SSA_TERM_UNWIND) {
+		undo_to(w, mark);
+		return;
+	}
+	push(w, to, mark);
+}
+
+void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
+		  struct absint_result *r)
+{
+	struct absint_opts dflt = { .budget = ABSINT_DEFAULT_BUDGET };
+	struct walk w = { .p = p, .r = r };
+
+	memset(r, 0, sizeof(*r));
+	r->verdict = ABSINT_PROVED;
+	if (!o)
+		o = &dflt;
+	if (!o->budget) {
+		dflt = *o;
+		dflt.budget = ABSINT_DEFAULT_BUDGET;
+		o = &dflt;
+	}
+	w.o = o;
+	if (!p->nblocks) {
+		give_up(&w, "the program has no blocks");
+		return;
+	}
+	w.env = malloc(sizeof(*w.env) * (p->nvalues ? p->nvalues : 1));
+	if (!w.env)
+		abort();
+	for (uint32_t i = 0; i < p->nvalues; i++)
+		w.env[i] = absint_top();
+	w.def = calloc(p->nvalues ? p->nvalues : 1, 1);
+	w.phi_arg = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.phi_arg));
+	w.stamp = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.stamp));
+	w.memo = malloc(sizeof(*w.memo) * (p->nvalues ? p->nvalues : 1));
+	if (!w.def || !w.phi_arg || !w.stamp || !w.memo)
+		abort();
+	if (run_block(&w, 0, 0)) {
+		at_end(&w, 0);
+		if (!w.stop && p->blocks[0]->nsucc)
+			push(&w, 0, 0);
+	}
+	while (w.nstack && !w.stop) {
+		struct frame *f = &w.stack[w.nstack - 1];
+		const struct ssa_block *blk = p->blocks[f->b];
+
+		if (f->next >= blk->nsucc) {
+			undo_to(&w, f->mark);
+			w.nstack--;
+			continue;
+		}
+		step(&w, f->b, f->next++);
+	}
+	free(w.env);
+	free(w.phi_arg);
+	free(w.def);
+	free(w.stamp);
+	free(w.memo);
+	free(w.trail);
+	free(w.stack);
+}

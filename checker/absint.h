@@ -1,0 +1,100 @@
+/* absint.h - the abstract-interpretation pre-pass: proves a check's asserts
+ * without Z3 where intervals and known bits per path are enough.
+ *
+ * Contract:
+ * - Input: a lifted program (ssa.h), not unsupported. absint_prove() walks
+ *   the DAG's paths depth first from block 0, with an abstract value per SSA
+ *   value defined on the current path (a phi takes the operand of the edge
+ *   taken, so ghost state stays exact along a path). BRANCH edges and
+ *   ASSUMEs refine the compared values; an edge (or an assume) whose
+ *   refinement is empty ends the path (no run takes it).
+ * - Proved (ABSINT_PROVED) means: on every path that some run can take,
+ *   every ASSERT's condition is non-zero and no SSA_TERM_UNWIND block is
+ *   reached. Assumes restrict only what comes after them on the path, so
+ *   "proved" implies what the Z3 query asks (smt.h: assumes are background
+ *   facts over the whole run). Anything the pass cannot show gives
+ *   ABSINT_UNKNOWN with the reason (an assert it cannot prove, a reachable
+ *   marker, the work budget); the caller then asks Z3.
+ * - Values: each abstract value is the intersection of an unsigned and a
+ *   signed 64-bit interval and a tnum (known bits). Operations follow the
+ *   semantics of smt.c and interp.c exactly (32-bit ALU zero-extends, shift
+ *   amounts masked, x / 0 = 0, x % 0 = x, MOVSX, byte swaps, JMP32 on the low
+ *   halves, JSET). What the encoder leaves free (memory, calls, inputs,
+ *   frame addresses) is "any value" (width-limited for narrow loads).
+ * - No globals; the pass allocates scratch memory and frees it.
+ */
+#ifndef INVCHECK_ABSINT_H
+#define INVCHECK_ABSINT_H
+
+#include "base.h"
+#include "ssa.h"
+
+/* The set {x : umin <= x <= umax, smin <= (s64)x <= smax, (x & ~tm) == tv}. */
+struct absint_val {
+	uint64_t umin, umax;
+	int64_t smin, smax;
+	uint64_t tv, tm;          /* tnum: known bits' values, unknown bits */
+};
+
+/* ---- the domain (absint_dom.c) ----------------------------------------- */
+struct absint_val absint_top(void);
+struct absint_val absint_const(uint64_t c);
+/* [0, 2^bits - 1] (bits < 64), or top */
+struct absint_val absint_width(unsigned bits, bool sx);
+bool absint_is_const(const struct absint_val *a, uint64_t *c);
+bool absint_contains(const struct absint_val *a, uint64_t x);
+/* Tighten the three views against each other; false: the set is empty. */
+bool absint_sync(struct absint_val *a);
+bool absint_meet(struct absint_val *a, const struct absint_val *b);
+struct absint_val absint_join(const struct absint_val *a, const struct absint_val *b);
+/* ALU op (enum isa_op ADD .. ARSH, MOV) of width 64 or 32, as smt.c/interp.c */
+struct absint_val absint_alu(unsigned op, bool is64, const struct absint_val *a,
+			     const struct absint_val *b);
+/* UNARY: NEG / LE / BE / BSWAP / MOVSX of SIZE bytes, 64- or 32-bit form */
+struct absint_val absint_unary(unsigned op, bool is64, unsigned size,
+			       const struct absint_val *a);
+/* Bytes [byte, byte + size) of A, zero- or sign-extended (EXTRACT). */
+struct absint_val absint_extract(const struct absint_val *a, unsigned byte, unsigned size,
+				 bool sx);
+/* A with bytes [byte, byte + size) replaced by B's low bytes (INSERT). */
+struct absint_val absint_insert(const struct absint_val *a, const struct absint_val *b,
+				unsigned byte, unsigned size);
+/* Jump condition A op B (JEQ .. JSLE, JSET; 64 bits or the low 32):
+ * 1 always true, 0 always false, -1 either. */
+int absint_cond(unsigned op, bool is64, const struct absint_val *a, const struct absint_val *b);
+/* Restrict A and B to the pairs where `A op B` is TAKEN (true) or not;
+ * false: no pair is left. */
+bool absint_refine(unsigned op, bool is64, bool taken, struct absint_val *a,
+		   struct absint_val *b);
+/* "[umin, umax] s[smin, smax] tnum(v, m)" or the constant, for messages. */
+void absint_format(const struct absint_val *a, char *buf, size_t len);
+
+/* ---- the pass (absint.c) ----------------------------------------------- */
+#define ABSINT_DEFAULT_BUDGET 200000u   /* instructions evaluated, all paths */
+
+struct absint_opts {
+	uint64_t budget;          /* instructions evaluated before giving up;
+	                           * 0: ABSINT_DEFAULT_BUDGET */
+	bool r0_only;             /* asserts and markers do not stop the walk
+	                           * (code without a monitor: only r0 is wanted) */
+	const uint8_t *ptr_loads; /* by value id: a LOAD the encoder answers
+	                           * with a packet pointer (smt_precheck), or NULL */
+};
+
+enum absint_verdict { ABSINT_PROVED, ABSINT_UNKNOWN };
+
+struct absint_result {
+	enum absint_verdict verdict;
+	char reason[200];         /* UNKNOWN: why */
+	uint64_t paths;           /* paths walked to an exit */
+	uint64_t steps;           /* instructions evaluated */
+	uint64_t unwinds;         /* paths that reached an unwinding marker */
+	struct absint_val r0;     /* the join of r0 over the exits reached */
+	uint64_t exits;
+};
+
+/* O NULL: the defaults. */
+void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
+		  struct absint_result *r);
+
+#endif
