@@ -547,6 +547,7 @@ bool search_run(const struct loaded *l, const struct mon_check *c, struct arena 
 	free(sr->q);
 	free(sr->hints);
 	free(sr->nslots);
+	arena_free(sr->tried);
 	free(sr);
 	free(pr);
 	free(base);

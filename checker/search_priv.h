@@ -88,6 +88,9 @@ struct search {
 	uint32_t off_data, off_end, off_meta;
 	uint32_t *nslots;
 	struct cand **q;
+	struct arena *tried;           /* the last search_try's arena: the probe's
+	                                * vectors (calls, regions) live in it until
+	                                * the next try (expand reads them) */
 	unsigned qhead, qlen;          /* a ring of S_QUEUE */
 	uint64_t seen[4096];           /* candidate hashes (+1), open addressing */
 	uint64_t cov[8192];            /* branch (sec, slot, dir) keys (+1) */

@@ -643,16 +643,15 @@ int search_try(struct search *sr, const struct cand *cd, int want, unsigned *sit
 	if (!a)
 		abort();
 	sr->runs++;
-	if (!search_probe(sr, cd, a, &x, pr)) {
-		arena_free(a);
+	arena_free(sr->tried);      /* the previous try's probe is done with */
+	sr->tried = a;
+	if (!search_probe(sr, cd, a, &x, pr))
 		return 0;
-	}
 	if (replay_run(sr->l, sr->c, x, &rr) == 0 && rr.outcome == REPLAY_ASSERT_FAILED &&
 	    (want < 0 || rr.site == (unsigned)want)) {
 		*site = rr.site;
 		found = 1;
 	}
 	replay_result_free(&rr);
-	arena_free(a);
 	return found;
 }
