@@ -18,6 +18,49 @@
  * running     advances the global vtime; exit records the exit kind.
  *
  * Needs a kernel with CONFIG_SCHED_CLASS_EXT (6.12+); see scx_mini.h.
+ *
+ * Buggy variants: examples/meson.build compiles this file again with
+ * -D<NAME> into <name>.bpf.o (the code under #ifdef <NAME>), checked
+ * against the same spec (examples/scx_pack.inv, same function names).  None
+ * can be loaded on this kernel (no sched_ext), like scx_pack.
+ *
+ * SCX_PACK_NOINSERT_BUG (scx_pack_noinsert_bug.bpf.o): enqueue returns
+ * early when the task context is missing, without scx_bpf_error: the task
+ * is in no DSQ and stalls silently.  Violates:
+ * pack_enqueue.sched_ext.enqueue_hands_off (only).
+ *
+ * SCX_PACK_LOWLOAD_BUG (scx_pack_lowload_bug.bpf.o): dispatch "batches": it
+ * pulls only when at least two tasks are queued, so a lone runnable task
+ * waits while every CPU idles (the low-load stall).  Violates:
+ * pack_dispatch.sched_ext.dispatch_pulls (only).
+ *
+ * SCX_PACK_NONIDLE_BUG (scx_pack_nonidle_bug.bpf.o): enqueue's fast path
+ * takes "nothing queued on the task's CPU" for "idle": it inserts into
+ * SCX_DSQ_LOCAL_ON | cpu without claiming the CPU, so the task can wait
+ * behind a running task while another CPU idles.  Violates:
+ * pack_enqueue.sched_ext.push (only).
+ *
+ * SCX_PACK_BUSYLOCAL_BUG (scx_pack_busylocal_bug.bpf.o): select_cpu inserts
+ * into SCX_DSQ_LOCAL also when the idle search found no idle CPU: the task
+ * waits on a busy CPU's local DSQ, where no CPU that goes idle later can
+ * take it.  Violates: pack_select_cpu.sched_ext.push_strict (only; the
+ * plain push rule allows a local insert when no CPU is idle).
+ *
+ * SCX_PACK_NOKICK_BUG (scx_pack_nokick_bug.bpf.o): enqueue's fast path
+ * inserts into SCX_DSQ_LOCAL_ON | cpu but does not kick the CPU: on kernels
+ * that do not wake it themselves the task waits on an idle CPU's local DSQ
+ * until something else wakes that CPU.  Violates:
+ * pack_enqueue.sched_ext.kick_after_local_on (only).
+ *
+ * SCX_PACK_NOPOP_BUG (scx_pack_nopop_bug.bpf.o): dispatch pulls only from
+ * SHARED_DSQ: interactive tasks that enqueue puts in INTERACTIVE_DSQ are
+ * never moved to a CPU and stall.  Violates: pack_dispatch.drains_every_dsq
+ * (only).
+ *
+ * SCX_PACK_NOCREATE_BUG (scx_pack_nocreate_bug.bpf.o): init creates
+ * SHARED_DSQ only: enqueue's inserts into INTERACTIVE_DSQ fail (the kernel
+ * aborts the scheduler on an insert into a DSQ that does not exist).
+ * Violates: pack_init.creates_every_dsq (only).
  */
 #include "scx_pack.h"
 
@@ -44,8 +87,12 @@ s32 BPF_STRUCT_OPS(pack_select_cpu, struct task_struct *p, s32 prev_cpu,
 		return prev_cpu;
 	}
 	cpu = scx_bpf_select_cpu_dfl(p, prev_cpu, wake_flags, &is_idle);
+#ifdef SCX_PACK_BUSYLOCAL_BUG
+	scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);	/* BUG: is_idle ignored */
+#else
 	if (is_idle)
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL, slice_ns, 0);
+#endif
 	return cpu;
 }
 
@@ -55,14 +102,27 @@ void BPF_STRUCT_OPS(pack_enqueue, struct task_struct *p, u64 enq_flags)
 	s32 cpu;
 
 	tctx = bpf_task_storage_get(&task_ctxs, p, 0, 0);
+#ifdef SCX_PACK_NOINSERT_BUG
+	if (!tctx)
+		return;		/* BUG: the task is stranded */
+#else
 	if (!tctx) {
 		scx_bpf_error("scx_pack: task context missing");
 		return;
 	}
+#endif
 	cpu = scx_bpf_task_cpu(p);
+#ifdef SCX_PACK_NONIDLE_BUG
+	if (scx_bpf_dsq_nr_queued(SCX_DSQ_LOCAL_ON | cpu) == 0) {	/* BUG: not a claim */
+#else
 	if (scx_bpf_test_and_clear_cpu_idle(cpu)) {
+#endif
 		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice_ns, enq_flags);
+#ifdef SCX_PACK_NOKICK_BUG
+		/* BUG: no scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE) */
+#else
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+#endif
 		return;
 	}
 	if (tctx->interactive)
@@ -74,8 +134,17 @@ void BPF_STRUCT_OPS(pack_enqueue, struct task_struct *p, u64 enq_flags)
 
 void BPF_STRUCT_OPS(pack_dispatch, s32 cpu, struct task_struct *prev)
 {
+#ifdef SCX_PACK_LOWLOAD_BUG
+	if (scx_bpf_dsq_nr_queued(INTERACTIVE_DSQ) +
+	    scx_bpf_dsq_nr_queued(SHARED_DSQ) < 2)
+		return;		/* BUG: strands a lone task */
+#endif
+#ifdef SCX_PACK_NOPOP_BUG
+	/* BUG: INTERACTIVE_DSQ is never popped */
+#else
 	if (scx_bpf_dsq_move_to_local(INTERACTIVE_DSQ))
 		return;
+#endif
 	scx_bpf_dsq_move_to_local(SHARED_DSQ);
 }
 
@@ -99,9 +168,13 @@ s32 BPF_STRUCT_OPS_SLEEPABLE(pack_init)
 	s32 err;
 
 	err = scx_bpf_create_dsq(SHARED_DSQ, -1);
+#ifdef SCX_PACK_NOCREATE_BUG
+	return err;	/* BUG: INTERACTIVE_DSQ is never created */
+#else
 	if (err)
 		return err;
 	return scx_bpf_create_dsq(INTERACTIVE_DSQ, -1);
+#endif
 }
 
 void BPF_STRUCT_OPS(pack_exit, struct scx_exit_info *ei)

@@ -20,6 +20,20 @@
  *             space; at most MAX_CPUS).
  *
  * Needs a kernel with CONFIG_SCHED_CLASS_EXT (6.12+); see scx_mini.h.
+ *
+ * Buggy variants: examples/meson.build compiles this file again with
+ * -D<NAME> into <name>.bpf.o (the code under #ifdef <NAME>), checked
+ * against the same spec (examples/scx_percpu.inv, same function names):
+ *
+ * SCX_PERCPU_NOKICK_BUG (scx_percpu_nokick_bug.bpf.o): A task pinned to one
+ * CPU is put on that CPU's own DSQ, but the CPU is not kicked: when it is
+ * idle, the task waits until something else wakes it.  Violates:
+ * percpu_enqueue.sched_ext.kick_after_cpu_insert (only).
+ *
+ * SCX_PERCPU_CLAIM_BUG (scx_percpu_claim_bug.bpf.o): When the buddy CPU's
+ * claim is the one that succeeds (cpu was busy), the task still goes to
+ * cpu's local DSQ: a busy CPU, while the claimed buddy idles.  Violates:
+ * percpu_enqueue.sched_ext.push (only).
  */
 #include "scx_pack.h"
 
@@ -59,10 +73,22 @@ void BPF_STRUCT_OPS(percpu_enqueue, struct task_struct *p, u64 enq_flags)
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
 	}
-	if (p->nr_cpus_allowed == 1 && cpu < MAX_CPUS) {
-		scx_bpf_dsq_insert(p, PCPU_DSQ(cpu), slice_ns, enq_flags);
+#ifdef SCX_PERCPU_CLAIM_BUG
+	buddy = cpu ^ 1;
+	if (scx_bpf_test_and_clear_cpu_idle(buddy)) {
+		scx_bpf_dsq_insert(p, SCX_DSQ_LOCAL_ON | cpu, slice_ns, enq_flags);	/* BUG: buddy */
 		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
 		return;
+	}
+#endif
+	if (p->nr_cpus_allowed == 1 && cpu < MAX_CPUS) {
+		scx_bpf_dsq_insert(p, PCPU_DSQ(cpu), slice_ns, enq_flags);
+#ifdef SCX_PERCPU_NOKICK_BUG
+		return;		/* BUG: no scx_bpf_kick_cpu(cpu) */
+#else
+		scx_bpf_kick_cpu(cpu, SCX_KICK_IDLE);
+		return;
+#endif
 	}
 	scx_bpf_dsq_insert(p, SHARED_DSQ, slice_ns, enq_flags);
 }
