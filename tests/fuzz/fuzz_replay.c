@@ -18,11 +18,9 @@
  * harness built (-EINVAL); any outcome of the run (an assert failing, an
  * exit, a fault, a divergence) is fine. Anything else aborts.
  */
-#include "checker.h"
+#include "harness.h"
 #include "instrument.h"
-#include "monitor.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,18 +28,7 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static const char *const obj_paths[] = { FUZZ_OBJECTS };
-#define NOBJ (sizeof(obj_paths) / sizeof(obj_paths[0]))
-static struct loaded objs[NOBJ];
-static struct arena *obj_arena;
 static bool trace;      /* FUZZ_REPLAY_TRACE set: each run's outcome on stderr */
-
-static const char fixed_spec[] =
-	"program * {\n"
-	"  invariant small_ret { on exit { assert ret < 3 : \"r\"; } }\n"
-	"  invariant no_call { on call bpf_map_lookup_elem { assert arg2 != 0; } }\n"
-	"  bound insns <= 24;\n"
-	"}\n";
 
 #define MAX_CALLS 16
 #define MAX_READS 16
@@ -52,28 +39,12 @@ static const char fixed_spec[] =
 #define CTX_BASE INTERP_BASE(INTERP_MEM_CTX, 8)
 #define VAL_BASE INTERP_BASE(INTERP_MEM_MAP_VALUE, 0)
 
-static void sink(void *arg, const struct diag_msg *m)
-{
-	char buf[1400];
-
-	(void)arg;
-	diag_format(m, buf, sizeof(buf));
-}
-
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	struct diag d = { .sink = sink };
-	unsigned i;
-
 	(void)argc;
 	(void)argv;
 	trace = getenv("FUZZ_REPLAY_TRACE") != NULL;
-	obj_arena = arena_new();
-	for (i = 0; i < NOBJ; i++)
-		if (!obj_arena || check_load(obj_paths[i], obj_arena, &d, &objs[i])) {
-			fprintf(stderr, "fuzz_replay: cannot load %s\n", obj_paths[i]);
-			abort();
-		}
+	fuzz_load_objects("fuzz_replay");
 	return 0;
 }
 
@@ -223,27 +194,17 @@ static void run_concrete(const struct loaded *l, const struct mon_check *c, uint
 }
 
 static void run(const struct loaded *l, const char *text, size_t len, struct arena *a,
-		uint64_t seed)
+		void *arg)
 {
-	static const char *const dirs[] = { FUZZ_PACKS };
-	struct resolve_opts ro = { .pack_dirs = dirs, .npack_dirs = 1 };
+	uint64_t seed = *(const uint64_t *)arg;
 	struct ssa_opts so = { .loop_bound = 2 };
-	struct diag d = { .sink = sink };
+	struct diag d = { .sink = fuzz_sink };
 	struct mon_set *set;
-	struct spec *s;
 	unsigned i;
-	int err;
 
-	err = spec_parse(text, len, "fuzz.inv", a, &d, &s);
-	if (!err)
-		err = spec_resolve(s, l->o, &ro, a, &d, &set);
-	if (err) {
-		if (err != -EINVAL || d.errors != 1)
-			abort();
+	set = fuzz_resolve(l, text, len, a, &d);
+	if (!set)
 		return;
-	}
-	if (d.errors)
-		abort();
 	for (i = 0; i < set->n && i < 4; i++) {
 		const struct mon_check *c = &set->checks[i];
 		struct ssa_prog *p;
@@ -270,29 +231,10 @@ static void run(const struct loaded *l, const char *text, size_t len, struct are
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	uint64_t seed = 0xcbf29ce484222325ull;   /* FNV-1a of the input */
-	struct arena *a;
 	size_t i;
 
-	if (!size)
-		return 0;
 	for (i = 0; i < size; i++)
 		seed = (seed ^ data[i]) * 0x100000001b3ull;
-	a = arena_new();
-	if (!a)
-		abort();
-	if (data[0] < 0x80) {
-		run(&objs[data[0] % NOBJ], (const char *)data + 1, size - 1, a, seed);
-	} else {
-		struct diag d = { .sink = sink };
-		struct loaded l;
-
-		if (check_load_mem(data + 1, size - 1, "fuzz.o", a, &d, &l) == 0) {
-			run(&l, fixed_spec, strlen(fixed_spec), a, seed);
-			check_unload(&l);
-		} else if (d.errors != 1) {
-			abort();
-		}
-	}
-	arena_free(a);
+	fuzz_one(data, size, run, &seed);
 	return 0;
 }
