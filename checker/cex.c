@@ -50,15 +50,22 @@ static uint64_t val(struct cx *x, Z3_ast t)
 	return v;
 }
 
-static bool truth(struct cx *x, Z3_ast t)
+int cex_model_bool(Z3_context z, Z3_model m, Z3_ast t)
 {
 	Z3_ast r = NULL;
 
-	if (!Z3_model_eval(x->z, x->m, t, true, &r) || !r) {
+	if (!Z3_model_eval(z, m, t, true, &r) || !r)
+		return -1;
+	return Z3_get_bool_value(z, r) == Z3_L_TRUE;
+}
+
+static bool truth(struct cx *x, Z3_ast t)
+{
+	int b = cex_model_bool(x->z, x->m, t);
+
+	if (b < 0)
 		x->failed = true;
-		return false;
-	}
-	return Z3_get_bool_value(x->z, r) == Z3_L_TRUE;
+	return b > 0;
 }
 
 /* Did the call (or taken tail call) V set the encoder's pkt_written? */

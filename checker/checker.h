@@ -96,6 +96,9 @@ struct smt_prog;
 int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 		const struct mon_check *c, int site, struct arena *a, struct cex **out,
 		char *why, size_t len);
+/* The bool T's value in model M (cex.c; the diff uses it too): 1 true, 0
+ * false, -1 when Z3 cannot evaluate it. */
+int cex_model_bool(Z3_context z, Z3_model m, Z3_ast t);
 
 /* kernel.c: run X with BPF_PROG_TEST_RUN (XDP and tc programs). Returns 0
  * with *reproduced set, or -errno / -EOPNOTSUPP (MSG says why). */
@@ -123,6 +126,7 @@ const char *report_path(const char *in, char *out, size_t size);
 const struct obj_line *report_line_at(const struct object *o, int sec, uint32_t slot);
 const struct obj_line *report_event_line(const struct object *o, const struct check_result *r);
 void report_json_str(FILE *out, const char *s);
+void report_json_hex(FILE *out, const uint8_t *b, uint32_t n);   /* "0a1b.." */
 
 /* sarif.c: SARIF 2.1.0 (docs/sarif.md). */
 void report_sarif(const struct loaded *l, const struct mon_set *s,
