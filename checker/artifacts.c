@@ -17,16 +17,6 @@ extern char **environ;
 #define LINKTYPE_ETHERNET 1
 #define LINKTYPE_RAW 101
 
-static void jhex(FILE *out, const uint8_t *b, uint32_t n)
-{
-	uint32_t i;
-
-	fputc('"', out);
-	for (i = 0; i < n; i++)
-		fprintf(out, "%02x", b[i]);
-	fputc('"', out);
-}
-
 static void u64s(FILE *out, const uint64_t *v, unsigned n)
 {
 	unsigned i;
@@ -56,13 +46,13 @@ static void write_call(FILE *out, const struct cex_call *c)
 	u64s(out, c->args, 5);
 	fputs(", \"key\": ", out);
 	if (c->key)
-		jhex(out, c->key, c->key_size);
+		report_json_hex(out, c->key, c->key_size);
 	else
 		fputs("null", out);
 	fputs(", \"writes\": [", out);
 	for (k = 0; k < c->nwrites; k++) {
 		fprintf(out, "%s{\"addr\": %" PRIu64 ", \"bytes\": ", k ? ", " : "", c->writes[k].addr);
-		jhex(out, c->writes[k].bytes, c->writes[k].size);
+		report_json_hex(out, c->writes[k].bytes, c->writes[k].size);
 		fputc('}', out);
 	}
 	fputs("]}", out);
@@ -84,7 +74,7 @@ static void write_cex(FILE *out, const struct cex *x)
 		report_json_str(out, g->name);
 		fprintf(out, ", \"kind\": \"%s\", \"base\": %" PRIu64 ", \"writable\": %s, \"map\": %d, \"bytes\": ",
 			interp_mem_kind_name(g->kind), g->base, g->writable ? "true" : "false", g->map);
-		jhex(out, g->bytes, g->size);
+		report_json_hex(out, g->bytes, g->size);
 		fputc('}', out);
 	}
 	fputs("],\n    \"calls\": [", out);

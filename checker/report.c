@@ -547,3 +547,8 @@ void report_json_str(FILE *out, const char *s)
 {
 	jstr(out, s);
 }
+
+void report_json_hex(FILE *out, const uint8_t *b, uint32_t n)
+{
+	jhex(out, b, n);
+}
