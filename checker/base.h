@@ -35,6 +35,18 @@ static inline uint64_t val_zext(uint64_t v, unsigned bits)
 	return bits >= 64 ? v : v & ((1ull << bits) - 1);
 }
 
+/* The value of hex digit C (either case), -1 for any other character. */
+static inline int hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
 /* ---- arena.c ---------------------------------------------------------- */
 struct arena;
 

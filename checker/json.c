@@ -59,17 +59,6 @@ static bool literal(struct jp *j, const char *word)
 	return true;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static void put_utf8(struct jp *j, struct vec *b, unsigned cp)
 {
 	uint8_t u[4];
@@ -96,7 +85,7 @@ static unsigned hex4(struct jp *j)
 	int i, h;
 
 	for (i = 0; i < 4; i++) {
-		h = j->p < j->end ? hexval(*j->p) : -1;
+		h = j->p < j->end ? hex_digit(*j->p) : -1;
 		if (h < 0) {
 			fail(j, "bad \\u escape (expected 4 hex digits)");
 			return 0;

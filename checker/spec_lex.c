@@ -90,17 +90,6 @@ static bool is_ident_char(int c)
 	return is_ident_start(c) || (c >= '0' && c <= '9');
 }
 
-static int hex_val(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* ident -> [A-Za-z_][A-Za-z0-9_]*, a keyword when it spells one */
 static void read_ident(struct lexer *lx)
 {
@@ -136,7 +125,7 @@ static bool read_number(struct lexer *lx)
 		lx->p += 2;
 	}
 	for (; lx->p < lx->end; lx->p++) {
-		int d = hex_val((unsigned char)*lx->p);
+		int d = hex_digit((unsigned char)*lx->p);
 
 		if (d < 0 || (unsigned)d >= base)
 			break;
