@@ -61,6 +61,9 @@ struct check_result {
 	struct replay_result replay;  /* VIOLATED: the replay that confirmed it */
 	bool has_worst;           /* a bound's worst case was found */
 	uint64_t worst;
+	bool has_worst_max;       /* not found, but no run executes more than
+	                           * worst_max instructions (proved) */
+	uint64_t worst_max;
 	struct cex *witness;      /* HOLDS with has_worst: an input that runs
 	                           * `worst` instructions (replayed: wreplay) */
 	struct replay_result wreplay;

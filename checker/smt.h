@@ -66,6 +66,16 @@ const char *smt_error(const struct smt *s);
  * (all contexts). Z3's global memory_max_size is not used: Z3 4.8.12 can
  * throw past its API when that one fires, which aborts the process. */
 void smt_set_max_memory(struct smt *s, unsigned mb);
+/* A budget of UNITS of solver work (Z3's resource count, parameter
+ * rlimit) for all later queries together: each gets what is left as its
+ * rlimit, and once it is used up a query is UNKNOWN without running
+ * ("the budget of solver work ran out"). Units count solver work
+ * deterministically (the same queries, the same count, however loaded the
+ * machine is), so a budget keeps reports byte-identical where a time
+ * limit would not. 0: no budget. smt_rlimit_count: the units S's solver
+ * has counted so far (cumulative over its queries). */
+void smt_set_budget(struct smt *s, uint64_t units);
+uint64_t smt_rlimit_count(struct smt *s);
 
 /* Terms the caller may need to build claims. */
 Z3_ast smt_bv64(struct smt *s, uint64_t v);
