@@ -128,10 +128,11 @@ static bool model_len(struct smt *s, const struct smt_prog *e, Z3_model m, uint6
  * model faster (byte by byte: a 64 KiB packet took seconds): try packets
  * of at most 64, 128, ... bytes first for a model of BAD (a few more
  * queries; the first model found is kept when none of these is possible or
- * the solver gives up). Only lengths below the model's own are tried: a
- * model with a packet of at most 64 bytes is kept without a query. */
-static void shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast bad,
-			   const struct check_opts *o, struct smt_result *q)
+ * the solver gives up). KEEP_SHORT: only lengths below the model's own are
+ * tried (a model with a packet of at most 64 bytes is kept without a
+ * query). */
+static void shorter_of(struct smt *s, const struct smt_prog *e, Z3_ast bad,
+		       const struct check_opts *o, bool keep_short, struct smt_result *q)
 {
 	static const uint64_t lens[] = { 64, 128, 256, 1514 };
 	Z3_context z = smt_ctx(s);
@@ -141,7 +142,7 @@ static void shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast bad,
 
 	if (!e->mem_init.data || !e->mem_init.end)
 		return;
-	if (!model_len(s, e, q->model, &have))
+	if (!keep_short || !model_len(s, e, q->model, &have))
 		have = UINT64_MAX;
 	for (i = 0; i < sizeof(lens) / sizeof(lens[0]) && lens[i] < have; i++) {
 		Z3_ast len = Z3_mk_bvsub(z, e->mem_init.end, e->mem_init.data);
@@ -159,13 +160,20 @@ static void shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast bad,
 	}
 }
 
-/* For the diff: the same with only a per-query timeout. */
+static void shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast bad,
+			   const struct check_opts *o, struct smt_result *q)
+{
+	shorter_of(s, e, bad, o, true, q);
+}
+
+/* For the diff: the same with only a per-query timeout, and always asked
+ * (its reports keep the models they had: tests/flow_affinity.sh). */
 void check_shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast claim,
 			  unsigned timeout_ms, struct smt_result *q)
 {
 	struct check_opts o = { .timeout_ms = timeout_ms };
 
-	shorter_packet(s, e, claim, &o, q);
+	shorter_of(s, e, claim, &o, false, q);
 }
 
 /* An input that runs the worst case, replayed: shown only if the
@@ -520,8 +528,36 @@ static bool prove_without_z3(const struct ssa_prog *p, const struct check_opts *
 	return true;
 }
 
-void check_run(const struct loaded *l, const struct mon_check *c,
-	       const struct check_opts *o, struct check_result *r)
+/* A Z3 context for one check: *SHARED (made on first use) in a scope of
+ * its own, or (SHARED NULL) a fresh one. */
+static struct smt *context(struct smt **shared)
+{
+	if (!shared)
+		return smt_new();
+	if (!*shared)
+		*shared = smt_new();
+	if (*shared && smt_scope_begin(*shared) < 0) {
+		smt_free(*shared);
+		*shared = NULL;
+	}
+	return *shared;
+}
+
+/* The check's scope popped; a context that had an error is not reused. */
+static void context_done(struct smt **shared, struct smt *s)
+{
+	if (!shared) {
+		smt_free(s);
+		return;
+	}
+	if (s && (smt_scope_end(s) < 0 || smt_error(s))) {
+		smt_free(s);
+		*shared = NULL;
+	}
+}
+
+static void check_one(const struct loaded *l, const struct mon_check *c,
+		      const struct check_opts *o, struct smt **shared, struct check_result *r)
 {
 	struct diag d = { .sink = to_reason, .arg = r };
 	struct ssa_opts so = { .loop_bound = o->loop_bound };
@@ -578,7 +614,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	if (search_done)
 		goto out;
 	t1 = stats_now();
-	s = smt_new();
+	s = context(shared);
 	if (!s) {
 		set_reason(r, CHECK_ERROR, "internal error: no Z3 context");
 		goto out;
@@ -609,15 +645,30 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	solve(l, s, e, o, r);
 	r->stage_ns[STAGE_SOLVE] = search_ns + stats_now() - t1;
 out:
-	smt_free(s);
+	context_done(shared, s);
 	r->seconds = check_clock() - t0;
 }
+
+void check_run(const struct loaded *l, const struct mon_check *c,
+	       const struct check_opts *o, struct check_result *r)
+{
+	check_one(l, c, o, NULL, r);
+}
+
+/* The checks sharing a Z3 context: consecutive checks of one program, at
+ * most CONTEXT_CHECKS of them, the same groups in the same order whatever
+ * o->jobs is (a context's models depend on what it has seen: reports stay
+ * byte-identical across --jobs values). A context costs about 10 ms to
+ * make and delete, the encoding of a small example's check a few ms. */
+#define CONTEXT_CHECKS 8u
 
 struct pool {
 	const struct loaded *l;
 	const struct mon_set *s;
 	const struct check_opts *o;
 	struct check_result *r;
+	unsigned *group;          /* first check of each group, then s->n */
+	unsigned ngroups;
 	atomic_uint next;
 	atomic_uint done;
 };
@@ -625,15 +676,39 @@ struct pool {
 static void *worker(void *arg)
 {
 	struct pool *pl = arg;
-	unsigned i;
+	unsigned g, i;
 
-	while ((i = atomic_fetch_add(&pl->next, 1)) < pl->s->n) {
-		check_run(pl->l, &pl->s->checks[i], pl->o, &pl->r[i]);
-		if (pl->o->progress)
-			pl->o->progress(pl->o->progress_arg, atomic_fetch_add(&pl->done, 1) + 1,
-					pl->s->n, &pl->s->checks[i]);
+	while ((g = atomic_fetch_add(&pl->next, 1)) < pl->ngroups) {
+		struct smt *shared = NULL;
+
+		for (i = pl->group[g]; i < pl->group[g + 1]; i++) {
+			check_one(pl->l, &pl->s->checks[i], pl->o, &shared, &pl->r[i]);
+			if (pl->o->progress)
+				pl->o->progress(pl->o->progress_arg,
+						atomic_fetch_add(&pl->done, 1) + 1, pl->s->n,
+						&pl->s->checks[i]);
+		}
+		smt_free(shared);
 	}
 	return NULL;
+}
+
+static void make_groups(struct pool *pl)
+{
+	const struct mon_set *s = pl->s;
+	unsigned i, start = 0;
+
+	pl->group = calloc(s->n + 1, sizeof(unsigned));
+	if (!pl->group)
+		abort();
+	for (i = 0; i < s->n; i++) {
+		if (i == 0 || s->checks[i].func != s->checks[start].func ||
+		    i - start == CONTEXT_CHECKS) {
+			start = i;
+			pl->group[pl->ngroups++] = i;
+		}
+	}
+	pl->group[pl->ngroups] = s->n;
 }
 
 void check_run_all(const struct loaded *l, const struct mon_set *s,
@@ -645,10 +720,12 @@ void check_run_all(const struct loaded *l, const struct mon_set *s,
 
 	atomic_init(&pl.next, 0);
 	atomic_init(&pl.done, 0);
-	if (n > s->n)
-		n = s->n;
+	make_groups(&pl);
+	if (n > pl.ngroups)
+		n = pl.ngroups;
 	if (n <= 1) {
 		worker(&pl);
+		free(pl.group);
 		return;
 	}
 	t = calloc(n, sizeof(*t));
@@ -664,6 +741,7 @@ void check_run_all(const struct loaded *l, const struct mon_set *s,
 	for (i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	free(t);
+	free(pl.group);
 }
 
 void check_result_free(struct check_result *r)

@@ -116,6 +116,29 @@ uint64_t smt_rlimit_count(struct smt *s)
 	return n;
 }
 
+int smt_scope_begin(struct smt *s)
+{
+	if (s->failed || s->scoped)
+		return -EINVAL;
+	Z3_solver_push(s->ctx, s->solver);
+	if (!zok(s))
+		return -EIO;
+	s->scoped = true;
+	return 0;
+}
+
+int smt_scope_end(struct smt *s)
+{
+	if (!s->scoped)
+		return -EINVAL;
+	s->scoped = false;
+	smt_set_budget(s, 0);
+	Z3_solver_pop(s->ctx, s->solver, 1);
+	if (!zok(s) || Z3_solver_get_num_scopes(s->ctx, s->solver) != 0)
+		return -EIO;
+	return 0;
+}
+
 void smt_free(struct smt *s)
 {
 	if (!s)

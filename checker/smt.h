@@ -6,7 +6,8 @@
  *   at the base scope) with one solver (Z3's qfbv tactic, see smt_new). The
  *   installed error handler does not exit; every Z3 call is checked with
  *   Z3_get_error_code and the first error is kept (smt_error). No globals:
- *   contexts may run in parallel, one per thread. One program per context.
+ *   contexts may run in parallel, one per thread. One program per context
+ *   or per solver scope (smt_scope_begin: consecutive checks of one program).
  * - smt_encode() translates a whole ssa_prog (ssa.h) into terms, blocks in
  *   topological order:
  *     value    -> a 64-bit bit-vector (exact BPF semantics: see smt.c);
@@ -57,6 +58,13 @@ struct smt;
 
 struct smt *smt_new(void);
 void smt_free(struct smt *s);
+/* One context for several checks (check.c: consecutive checks of one
+ * program): smt_scope_begin pushes a scope for the next check's encoding
+ * and assumptions, smt_scope_end pops it (back to no assertion at all) and
+ * drops the budget. -EINVAL for a context with an error (not to be
+ * reused) or a scope already open / not open, -EIO on a Z3 error. */
+int smt_scope_begin(struct smt *s);
+int smt_scope_end(struct smt *s);
 Z3_context smt_ctx(const struct smt *s);
 /* The first Z3 error ("Z3 error N: text"), or NULL. */
 const char *smt_error(const struct smt *s);
