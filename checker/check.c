@@ -661,6 +661,13 @@ void check_run(const struct loaded *l, const struct mon_check *c,
  * byte-identical across --jobs values). A context costs about 10 ms to
  * make and delete, the encoding of a small example's check a few ms. */
 #define CONTEXT_CHECKS 8u
+/* ... and while their solver work so far is at most CONTEXT_WORK Z3
+ * resource units (smt_rlimit_count, deterministic): a context that has
+ * seen a large encoding changes how later queries go (xdp_lb's
+ * service_reaches_backend took 4.2 s after non_service_passes_unchanged
+ * in one context, 1.6 s in a fresh one), while 10 ms only matter to
+ * cheap checks. */
+#define CONTEXT_WORK 1000000u
 
 struct pool {
 	const struct loaded *l;
@@ -683,6 +690,10 @@ static void *worker(void *arg)
 
 		for (i = pl->group[g]; i < pl->group[g + 1]; i++) {
 			check_one(pl->l, &pl->s->checks[i], pl->o, &shared, &pl->r[i]);
+			if (shared && smt_rlimit_count(shared) > CONTEXT_WORK) {
+				smt_free(shared);
+				shared = NULL;
+			}
 			if (pl->o->progress)
 				pl->o->progress(pl->o->progress_arg,
 						atomic_fetch_add(&pl->done, 1) + 1, pl->s->n,
