@@ -337,10 +337,12 @@ static void worst_case(const struct loaded *l, struct smt *s, const struct smt_p
 {
 	uint64_t lo = 0, hi = r->verdict == CHECK_HOLDS ? r->c->bound : 0xffffffffull, mid, n;
 	struct smt_result q, best = { .verdict = SMT_HOLDS };
+	uint64_t hi0 = hi;
 	bool gave_up, hi_known = r->verdict == CHECK_HOLDS;
 
 	if (longest_path(l, s, e, o, r, &hi, &gave_up) || gave_up)
 		return;
+	hi_known |= hi != hi0;            /* no run reaches the DAG's maximum */
 	if (bound_static_max(e->p, r->c->bound_site, &n) && (!hi_known || n < hi)) {
 		hi_known = true;
 		hi = n;
