@@ -2,6 +2,7 @@
 #include "bound.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #define TOP UINT64_MAX        /* no bound known */
 
@@ -39,10 +40,10 @@ static uint64_t upper(const struct ssa_prog *p, const uint64_t *ub, const struct
 	return TOP;
 }
 
-bool bound_static_max(const struct ssa_prog *p, unsigned site, uint64_t *out)
+/* UB: every value's unsigned upper bound (TOP: none). */
+static uint64_t *upper_all(const struct ssa_prog *p)
 {
-	uint64_t *ub = malloc(sizeof(uint64_t) * (p->nvalues ? p->nvalues : 1)), m = 0;
-	bool ok = true, any = false;
+	uint64_t *ub = malloc(sizeof(uint64_t) * (p->nvalues ? p->nvalues : 1));
 	uint32_t i;
 
 	if (!ub)
@@ -57,15 +58,92 @@ bool bound_static_max(const struct ssa_prog *p, unsigned site, uint64_t *out)
 		for (k = 0; k < v->nargs; k++)
 			ordered &= v->args[k] < i;
 		ub[i] = ordered ? upper(p, ub, v) : TOP;
-		if (v->kind == SSA_ASSERT && v->imm == site && v->nargs >= 2) {
-			any = true;
-			if (ub[v->args[1]] == TOP)
-				ok = false;
-			else if (ub[v->args[1]] > m)
-				m = ub[v->args[1]];
+	}
+	return ub;
+}
+
+/* The maximum over the asserts of SITE; *AT: the first assert that has it. */
+static bool site_max(const struct ssa_prog *p, const uint64_t *ub, unsigned site, uint64_t *out,
+		     const struct ssa_insn **at)
+{
+	uint64_t m = 0;
+	bool ok = true, any = false;
+	uint32_t i;
+
+	*at = NULL;
+	for (i = 0; i < p->nvalues; i++) {
+		const struct ssa_insn *v = p->values[i];
+
+		if (v->kind != SSA_ASSERT || v->imm != site || v->nargs < 2)
+			continue;
+		any = true;
+		if (ub[v->args[1]] == TOP)
+			ok = false;
+		else if (!*at || ub[v->args[1]] > m) {
+			m = ub[v->args[1]];
+			*at = v;
 		}
 	}
-	free(ub);
 	*out = m;
 	return ok && any;
+}
+
+bool bound_static_max(const struct ssa_prog *p, unsigned site, uint64_t *out)
+{
+	uint64_t *ub = upper_all(p);
+	const struct ssa_insn *at;
+	bool ok = site_max(p, ub, site, out, &at);
+
+	free(ub);
+	return ok;
+}
+
+bool bound_longest_path(const struct ssa_prog *p, unsigned site, struct arena *a,
+			struct bound_path *out)
+{
+	uint64_t *ub = upper_all(p), top;
+	const struct ssa_insn *at;
+	struct vec edges = {0};
+	uint32_t c;
+	bool ok = site_max(p, ub, site, &top, &at);
+
+	memset(out, 0, sizeof(*out));
+	/* back from the assert's count: an addition of a constant keeps the
+	 * path, a phi's operand with the phi's bound names the incoming edge
+	 * (an edge where no phi merges the count: every path there counts
+	 * the same) */
+	for (c = ok ? at->args[1] : 0; ok;) {
+		const struct ssa_insn *v = p->values[c];
+		uint32_t i, *e;
+
+		if (v->kind == SSA_CONST)
+			break;
+		if (v->kind == SSA_ALU && v->nargs == 2 &&
+		    p->values[v->args[1]]->kind == SSA_CONST) {
+			c = v->args[0];
+			continue;
+		}
+		if (v->kind != SSA_PHI) {
+			ok = false;
+			break;
+		}
+		for (i = 0; i < v->nargs && ub[v->args[i]] != ub[c]; i++)
+			;
+		if (i == v->nargs) {
+			ok = false;
+			break;
+		}
+		e = vec_push(a, &edges, sizeof(uint32_t) * 2);
+		e[0] = v->block;
+		e[1] = i;
+		c = v->args[i];
+	}
+	free(ub);
+	if (!ok)
+		return false;
+	out->top = top;
+	out->block = at->block;
+	out->nedges = (uint32_t)edges.len;
+	out->edges = edges.data;
+	return true;
 }

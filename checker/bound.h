@@ -21,4 +21,20 @@
 
 bool bound_static_max(const struct ssa_prog *p, unsigned site, uint64_t *out);
 
+/* One DAG path of that maximum, as the worst-case search's hint: the
+ * block of the first assert of SITE with the maximum TOP, and the incoming
+ * edges (block, index in its preds) whose phis of the counter lead back
+ * from it to the entry. Every run that takes all these edges and reaches
+ * that block counts exactly TOP (where the count is merged without a phi,
+ * all paths count the same). False where bound_static_max is, or when the
+ * count is not a chain of constant additions and phis. Edges in arena A. */
+struct bound_path {
+	uint64_t top;
+	uint32_t block;
+	uint32_t nedges;
+	uint32_t *edges;          /* 2 * nedges: block, pred index */
+};
+bool bound_longest_path(const struct ssa_prog *p, unsigned site, struct arena *a,
+			struct bound_path *out);
+
 #endif

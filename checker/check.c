@@ -13,7 +13,6 @@
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static void set_reason(struct check_result *r, enum check_verdict v, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -81,6 +80,12 @@ static void gave_up(struct check_result *r, const struct check_opts *o, const ch
 		set_reason(r, CHECK_UNKNOWN, "the solver gave up%s: %s", what, reason);
 }
 
+/* The worst-case search's budget of solver work (smt_set_budget; Z3's
+ * resource units, about 1 s of this machine's solver time at 2-5M units/s):
+ * beyond it the report gives the proved upper bound instead of the exact
+ * worst case (xdp_lb: its longest path needs 9.4M units for a model). */
+#define WORST_CASE_BUDGET 5000000u
+
 /* OR over the bound's assert sites of (reached AND insns > M). */
 static Z3_ast exceeds(struct smt *s, const struct smt_prog *e, const struct mon_check *c,
 		      uint64_t m)
@@ -107,22 +112,39 @@ static Z3_ast exceeds(struct smt *s, const struct smt_prog *e, const struct mon_
 	return acc;
 }
 
+/* The packet length of model M's input (false: no packet, or no value). */
+static bool model_len(struct smt *s, const struct smt_prog *e, Z3_model m, uint64_t *len)
+{
+	uint64_t d, end;
+
+	if (!e->mem_init.data || !e->mem_init.end || !m ||
+	    smt_eval_u64(s, m, e->mem_init.data, &d) || smt_eval_u64(s, m, e->mem_init.end, &end))
+		return false;
+	*len = end - d;
+	return true;
+}
+
 /* A counterexample with a short packet reads better, and is read off the
  * model faster (byte by byte: a 64 KiB packet took seconds): try packets
  * of at most 64, 128, ... bytes first for a model of BAD (a few more
  * queries; the first model found is kept when none of these is possible or
- * the solver gives up). */
-static void shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast bad,
-			   const struct check_opts *o, struct smt_result *q)
+ * the solver gives up). KEEP_SHORT: only lengths below the model's own are
+ * tried (a model with a packet of at most 64 bytes is kept without a
+ * query). */
+static void shorter_of(struct smt *s, const struct smt_prog *e, Z3_ast bad,
+		       const struct check_opts *o, bool keep_short, struct smt_result *q)
 {
 	static const uint64_t lens[] = { 64, 128, 256, 1514 };
 	Z3_context z = smt_ctx(s);
 	struct smt_result t;
+	uint64_t have = UINT64_MAX;
 	unsigned i;
 
 	if (!e->mem_init.data || !e->mem_init.end)
 		return;
-	for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+	if (!keep_short || !model_len(s, e, q->model, &have))
+		have = UINT64_MAX;
+	for (i = 0; i < sizeof(lens) / sizeof(lens[0]) && lens[i] < have; i++) {
 		Z3_ast len = Z3_mk_bvsub(z, e->mem_init.end, e->mem_init.data);
 		Z3_ast c = smt_and(s, bad, Z3_mk_bvule(z, len, smt_bv64(s, lens[i])));
 
@@ -138,13 +160,20 @@ static void shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast bad,
 	}
 }
 
-/* For the diff: the same with only a per-query timeout. */
+static void shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast bad,
+			   const struct check_opts *o, struct smt_result *q)
+{
+	shorter_of(s, e, bad, o, true, q);
+}
+
+/* For the diff: the same with only a per-query timeout, and always asked
+ * (its reports keep the models they had: tests/flow_affinity.sh). */
 void check_shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast claim,
 			  unsigned timeout_ms, struct smt_result *q)
 {
 	struct check_opts o = { .timeout_ms = timeout_ms };
 
-	shorter_packet(s, e, claim, &o, q);
+	shorter_of(s, e, claim, &o, false, q);
 }
 
 /* An input that runs the worst case, replayed: shown only if the
@@ -152,12 +181,14 @@ void check_shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast claim,
  * "some exit has more than worst - 1" if already proved (its model is
  * used and released), else NULL. Short packets are preferred. */
 static void witness(const struct loaded *l, struct smt *s, const struct smt_prog *e,
-		    const struct check_opts *o, struct check_result *r, struct smt_result *q)
+		    const struct check_opts *o, struct check_result *r, Z3_ast bad,
+		    struct smt_result *q)
 {
 	struct smt_result own;
 	char why[256];
 
-	Z3_ast bad = exceeds(s, e, r->c, r->worst - 1);
+	if (!bad)
+		bad = exceeds(s, e, r->c, r->worst - 1);
 
 	if (!q) {
 		q = &own;
@@ -178,69 +209,174 @@ static void witness(const struct loaded *l, struct smt *s, const struct smt_prog
 	smt_release(s, q);
 }
 
+/* The path condition of bound.h's longest path: its edges taken and its
+ * assert's block reached (NULL: no such path). */
+static Z3_ast path_hint(struct smt *s, const struct smt_prog *e, const struct check_result *r,
+			uint64_t top)
+{
+	struct bound_path bp;
+	Z3_ast h;
+	uint32_t i;
+
+	if (!bound_longest_path(e->p, r->c->bound_site, r->arena, &bp) || bp.top != top)
+		return NULL;
+	h = e->guard[bp.block];
+	for (i = 0; i < bp.nedges; i++)
+		h = smt_and(s, h, e->edge[bp.edges[2 * i]][bp.edges[2 * i + 1]]);
+	return h;
+}
+
+/* The count of the run model M takes: the largest counter value at a
+ * bound assert the model reaches (false: none, or no value). */
+static bool model_count(struct smt *s, const struct smt_prog *e, const struct mon_check *c,
+			Z3_model m, uint64_t *out)
+{
+	Z3_context z = smt_ctx(s);
+	const struct ssa_prog *p = e->p;
+	bool any = false;
+	uint32_t b, i;
+
+	*out = 0;
+	for (b = 0; b < p->nblocks; b++) {
+		for (i = 0; i < p->blocks[b]->ninsns; i++) {
+			const struct ssa_insn *v = p->blocks[b]->insns[i];
+			Z3_ast g = NULL;
+			uint64_t n;
+
+			if (v->kind != SSA_ASSERT || v->imm != c->bound_site || v->nargs < 2 ||
+			    !Z3_model_eval(z, m, e->guard[b], true, &g) || !g ||
+			    Z3_get_bool_value(z, g) != Z3_L_TRUE ||
+			    smt_eval_u64(s, m, e->val[v->args[1]], &n))
+				continue;
+			if (!any || n > *out)
+				*out = n;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* A model of BAD, a packet of at most 64 bytes asked for first (the
+ * witness wants a short one: shorter_packet then has nothing to do). */
+static void short_first(struct smt *s, const struct smt_prog *e, Z3_ast bad,
+			const struct check_opts *o, struct smt_result *q)
+{
+	Z3_context z = smt_ctx(s);
+
+	if (e->mem_init.data && e->mem_init.end) {
+		Z3_ast len = Z3_mk_bvsub(z, e->mem_init.end, e->mem_init.data);
+
+		smt_prove(s, smt_not(s, smt_and(s, bad, Z3_mk_bvule(z, len, smt_bv64(s, 64)))),
+			  qtime(o), q);
+		if (q->verdict != SMT_HOLDS)
+			return;
+	}
+	smt_prove(s, smt_not(s, bad), qtime(o), q);
+}
+
 /* No run is longer than the DAG's longest path (bound.h): if that path's
- * length is below HI, a run that long settles the worst case in one query
- * (true: done, the witness from its model). Else *HI becomes the
- * maximum - 1 when no run is that long; false with *GAVE_UP when the
- * solver gave up. */
+ * length TOP is below HI, a run that long settles the worst case (true:
+ * done, the witness from its model). That one path's condition is asked
+ * first, a short packet first (a model of it runs exactly TOP
+ * instructions; on xdp_lb 1.7 s where "some exit has more than TOP - 1"
+ * took 6.7 s and its short packet 1.3 s more); when that path is
+ * infeasible, whether any run is that long. Else *HI becomes TOP - 1 when
+ * no run is that long; false with *GAVE_UP when the solver gave up. */
 static bool longest_path(const struct loaded *l, struct smt *s, const struct smt_prog *e,
 			 const struct check_opts *o, struct check_result *r, uint64_t *hi,
 			 bool *gave_up)
 {
 	struct smt_result q;
 	uint64_t top;
+	Z3_ast bad, hint;
 
 	*gave_up = false;
 	if (!bound_static_max(e->p, r->c->bound_site, &top) || top >= *hi || top == 0)
 		return false;
-	smt_prove(s, smt_not(s, exceeds(s, e, r->c, top - 1)), qtime(o), &q);
+	bad = exceeds(s, e, r->c, top - 1);
+	hint = path_hint(s, e, r, top);
+	q.verdict = SMT_HOLDS;
+	if (hint) {
+		short_first(s, e, smt_and(s, bad, hint), o, &q);
+		if (q.verdict == SMT_VIOLATED)
+			bad = smt_and(s, bad, hint);
+		else
+			smt_release(s, &q);
+	}
+	if (q.verdict != SMT_VIOLATED)
+		smt_prove(s, smt_not(s, bad), qtime(o), &q);
 	if (q.verdict != SMT_VIOLATED) {
 		smt_release(s, &q);
 		*gave_up = q.verdict == SMT_UNKNOWN;
+		if (*gave_up) {
+			r->has_worst_max = true;
+			r->worst_max = top;
+		}
 		*hi = top - 1;
 		return false;
 	}
 	r->has_worst = true;
 	r->worst = top;
 	if (r->verdict == CHECK_HOLDS)
-		witness(l, s, e, o, r, &q);
+		witness(l, s, e, o, r, bad, &q);
 	else
 		smt_release(s, &q);
 	return true;
 }
 
-/* The most instructions any run executes: the longest path first, then
- * bisection on "some exit has more than M" (at most 32 queries; gives up
- * on unknown). */
+/* The most instructions any run executes: the longest path first, then a
+ * search on "some exit has more than M" between LO (a run counts that
+ * many) and HI (none counts more): a model raises LO to the count of its
+ * own run (above M, so fewer queries than a bisection), a proof lowers HI
+ * to M. Gives up on unknown, with HI as the worst case's upper bound when
+ * it is proved (the bound when the check holds, a proof, the DAG's
+ * maximum). The last model (its run counts exactly the worst case) is the
+ * witness. */
 static void worst_case(const struct loaded *l, struct smt *s, const struct smt_prog *e,
 		       const struct check_opts *o, struct check_result *r)
 {
-	uint64_t lo = 0, hi = r->verdict == CHECK_HOLDS ? r->c->bound : 0xffffffffull, mid;
-	struct smt_result q;
-	bool gave_up;
+	uint64_t lo = 0, hi = r->verdict == CHECK_HOLDS ? r->c->bound : 0xffffffffull, mid, n;
+	struct smt_result q, best = { .verdict = SMT_HOLDS };
+	uint64_t hi0 = hi;
+	bool gave_up, hi_known = r->verdict == CHECK_HOLDS;
 
 	if (longest_path(l, s, e, o, r, &hi, &gave_up) || gave_up)
 		return;
-	smt_prove(s, smt_not(s, exceeds(s, e, r->c, 0)), qtime(o), &q);
-	smt_release(s, &q);
-	if (q.verdict != SMT_HOLDS && q.verdict != SMT_VIOLATED)
-		return;
-	while (lo < hi) {
-		mid = lo + (hi - lo + 1) / 2;
+	hi_known |= hi != hi0;            /* no run reaches the DAG's maximum */
+	if (bound_static_max(e->p, r->c->bound_site, &n) && (!hi_known || n < hi)) {
+		hi_known = true;
+		hi = n;
+	}
+	for (mid = 1; lo < hi; mid = lo + (hi - lo + 1) / 2) {
 		/* "no exit has more than mid - 1" holds: the worst is below mid */
 		smt_prove(s, smt_not(s, exceeds(s, e, r->c, mid - 1)), qtime(o), &q);
-		smt_release(s, &q);
-		if (q.verdict == SMT_UNKNOWN)
+		if (q.verdict == SMT_UNKNOWN) {
+			smt_release(s, &best);
+			r->has_worst_max = hi_known;
+			r->worst_max = hi;
 			return;
-		if (q.verdict == SMT_VIOLATED)
-			lo = mid;
-		else
+		}
+		if (q.verdict == SMT_HOLDS) {
 			hi = mid - 1;
+			hi_known = true;
+			continue;
+		}
+		smt_release(s, &best);
+		best = q;
+		lo = mid;
+		if (model_count(s, e, r->c, q.model, &n) && n > lo)
+			lo = n > hi ? hi : n;
 	}
 	r->has_worst = true;
 	r->worst = lo;
-	if (r->verdict == CHECK_HOLDS && lo > 0)
-		witness(l, s, e, o, r, NULL);
+	if (r->verdict == CHECK_HOLDS && lo > 0 && best.verdict == SMT_VIOLATED &&
+	    model_count(s, e, r->c, best.model, &n) && n == lo)
+		witness(l, s, e, o, r, NULL, &best);
+	else if (r->verdict == CHECK_HOLDS && lo > 0) {
+		smt_release(s, &best);
+		witness(l, s, e, o, r, NULL, NULL);
+	} else
+		smt_release(s, &best);
 }
 
 /* The replay must end at the same failing assert (for the bound: the
@@ -345,8 +481,11 @@ static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *
 			gave_up(r, o, " on the loop bound", q.reason);
 		break;
 	}
-	if (r->c->has_bound && (r->verdict == CHECK_HOLDS || r->verdict == CHECK_VIOLATED))
+	if (r->c->has_bound && (r->verdict == CHECK_HOLDS || r->verdict == CHECK_VIOLATED)) {
+		smt_set_budget(s, WORST_CASE_BUDGET);
 		worst_case(l, s, e, o, r);
+		smt_set_budget(s, 0);
+	}
 }
 
 static void add_notes(struct check_result *r, const char *const *n, unsigned k)
@@ -391,8 +530,36 @@ static bool prove_without_z3(const struct ssa_prog *p, const struct check_opts *
 	return true;
 }
 
-void check_run(const struct loaded *l, const struct mon_check *c,
-	       const struct check_opts *o, struct check_result *r)
+/* A Z3 context for one check: *SHARED (made on first use) in a scope of
+ * its own, or (SHARED NULL) a fresh one. */
+static struct smt *context(struct smt **shared)
+{
+	if (!shared)
+		return smt_new();
+	if (!*shared)
+		*shared = smt_new();
+	if (*shared && smt_scope_begin(*shared) < 0) {
+		smt_free(*shared);
+		*shared = NULL;
+	}
+	return *shared;
+}
+
+/* The check's scope popped; a context that had an error is not reused. */
+static void context_done(struct smt **shared, struct smt *s)
+{
+	if (!shared) {
+		smt_free(s);
+		return;
+	}
+	if (s && (smt_scope_end(s) < 0 || smt_error(s))) {
+		smt_free(s);
+		*shared = NULL;
+	}
+}
+
+static void check_one(const struct loaded *l, const struct mon_check *c,
+		      const struct check_opts *o, struct smt **shared, struct check_result *r)
 {
 	struct diag d = { .sink = to_reason, .arg = r };
 	struct ssa_opts so = { .loop_bound = o->loop_bound };
@@ -449,7 +616,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	if (search_done)
 		goto out;
 	t1 = stats_now();
-	s = smt_new();
+	s = context(shared);
 	if (!s) {
 		set_reason(r, CHECK_ERROR, "internal error: no Z3 context");
 		goto out;
@@ -480,15 +647,37 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	solve(l, s, e, o, r);
 	r->stage_ns[STAGE_SOLVE] = search_ns + stats_now() - t1;
 out:
-	smt_free(s);
+	context_done(shared, s);
 	r->seconds = check_clock() - t0;
 }
+
+void check_run(const struct loaded *l, const struct mon_check *c,
+	       const struct check_opts *o, struct check_result *r)
+{
+	check_one(l, c, o, NULL, r);
+}
+
+/* The checks sharing a Z3 context: consecutive checks of one program, at
+ * most CONTEXT_CHECKS of them, the same groups in the same order whatever
+ * o->jobs is (a context's models depend on what it has seen: reports stay
+ * byte-identical across --jobs values). A context costs about 10 ms to
+ * make and delete, the encoding of a small example's check a few ms. */
+#define CONTEXT_CHECKS 8u
+/* ... and while their solver work so far is at most CONTEXT_WORK Z3
+ * resource units (smt_rlimit_count, deterministic): a context that has
+ * seen a large encoding changes how later queries go (xdp_lb's
+ * service_reaches_backend took 4.2 s after non_service_passes_unchanged
+ * in one context, 1.6 s in a fresh one), while 10 ms only matter to
+ * cheap checks. */
+#define CONTEXT_WORK 1000000u
 
 struct pool {
 	const struct loaded *l;
 	const struct mon_set *s;
 	const struct check_opts *o;
 	struct check_result *r;
+	unsigned *group;          /* first check of each group, then s->n */
+	unsigned ngroups;
 	atomic_uint next;
 	atomic_uint done;
 };
@@ -496,15 +685,43 @@ struct pool {
 static void *worker(void *arg)
 {
 	struct pool *pl = arg;
-	unsigned i;
+	unsigned g, i;
 
-	while ((i = atomic_fetch_add(&pl->next, 1)) < pl->s->n) {
-		check_run(pl->l, &pl->s->checks[i], pl->o, &pl->r[i]);
-		if (pl->o->progress)
-			pl->o->progress(pl->o->progress_arg, atomic_fetch_add(&pl->done, 1) + 1,
-					pl->s->n, &pl->s->checks[i]);
+	while ((g = atomic_fetch_add(&pl->next, 1)) < pl->ngroups) {
+		struct smt *shared = NULL;
+
+		for (i = pl->group[g]; i < pl->group[g + 1]; i++) {
+			check_one(pl->l, &pl->s->checks[i], pl->o, &shared, &pl->r[i]);
+			if (shared && smt_rlimit_count(shared) > CONTEXT_WORK) {
+				smt_free(shared);
+				shared = NULL;
+			}
+			if (pl->o->progress)
+				pl->o->progress(pl->o->progress_arg,
+						atomic_fetch_add(&pl->done, 1) + 1, pl->s->n,
+						&pl->s->checks[i]);
+		}
+		smt_free(shared);
 	}
 	return NULL;
+}
+
+static void make_groups(struct pool *pl)
+{
+	const struct mon_set *s = pl->s;
+	unsigned i, start = 0;
+
+	pl->group = calloc(s->n + 1, sizeof(unsigned));
+	if (!pl->group)
+		abort();
+	for (i = 0; i < s->n; i++) {
+		if (i == 0 || s->checks[i].func != s->checks[start].func ||
+		    i - start == CONTEXT_CHECKS) {
+			start = i;
+			pl->group[pl->ngroups++] = i;
+		}
+	}
+	pl->group[pl->ngroups] = s->n;
 }
 
 void check_run_all(const struct loaded *l, const struct mon_set *s,
@@ -516,10 +733,12 @@ void check_run_all(const struct loaded *l, const struct mon_set *s,
 
 	atomic_init(&pl.next, 0);
 	atomic_init(&pl.done, 0);
-	if (n > s->n)
-		n = s->n;
+	make_groups(&pl);
+	if (n > pl.ngroups)
+		n = pl.ngroups;
 	if (n <= 1) {
 		worker(&pl);
+		free(pl.group);
 		return;
 	}
 	t = calloc(n, sizeof(*t));
@@ -535,6 +754,7 @@ void check_run_all(const struct loaded *l, const struct mon_set *s,
 	for (i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	free(t);
+	free(pl.group);
 }
 
 void check_result_free(struct check_result *r)

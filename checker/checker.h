@@ -11,11 +11,16 @@
  * Verdicts: holds only when no assert can fail AND no unwinding marker can
  * be reached (under the assumes) AND the lift and the encoding modelled
  * everything; violated only with a counterexample that replays; unknown
- * (with the reason) otherwise. A bound's worst case is searched for by
- * bisection over the insns count at the exits.
+ * (with the reason) otherwise. A bound's worst case is searched for from
+ * the DAG's longest path, then between models and proofs of the insns
+ * count at the exits, within a budget of solver work (then only its proved
+ * upper bound is reported).
  *
- * Each check uses its own arena and Z3 context, so checks run in parallel
- * (check_run_all with jobs > 1); the object and the monitor are read-only.
+ * Each check uses its own arena; check_run makes a Z3 context for it,
+ * check_run_all shares one between up to 8 consecutive checks of one
+ * program (a solver scope each; the groups are the same for every jobs
+ * value, so reports are too), and runs groups in parallel with jobs > 1;
+ * the object and the monitor are read-only.
  */
 #ifndef INVCHECK_CHECKER_H
 #define INVCHECK_CHECKER_H
@@ -61,6 +66,9 @@ struct check_result {
 	struct replay_result replay;  /* VIOLATED: the replay that confirmed it */
 	bool has_worst;           /* a bound's worst case was found */
 	uint64_t worst;
+	bool has_worst_max;       /* not found, but no run executes more than
+	                           * worst_max instructions (proved) */
+	uint64_t worst_max;
 	struct cex *witness;      /* HOLDS with has_worst: an input that runs
 	                           * `worst` instructions (replayed: wreplay) */
 	struct replay_result wreplay;

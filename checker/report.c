@@ -284,6 +284,9 @@ static void text_one(const struct loaded *l, const struct check_result *r, bool 
 		fprintf(out, "%s: holds", c->name);
 		if (r->has_worst)
 			fprintf(out, " (worst case %" PRIu64 " instructions)", r->worst);
+		else if (r->has_worst_max)
+			fprintf(out, " (worst case at most %" PRIu64 " instructions, not searched out)",
+				r->worst_max);
 		fputc('\n', out);
 		if (r->witness)
 			text_cex(l->o, r, r->witness, &r->wreplay,
@@ -310,6 +313,9 @@ static void text_one(const struct loaded *l, const struct check_result *r, bool 
 			as->pos.col);
 		if (r->has_worst)
 			fprintf(out, "  worst case: %" PRIu64 " instructions\n", r->worst);
+		else if (r->has_worst_max)
+			fprintf(out, "  worst case: at most %" PRIu64 " instructions (not searched out)\n",
+				r->worst_max);
 		text_cex(l->o, r, r->cex, &r->replay,
 			 "counterexample (replayed in the interpreter: it fails the same assert)", out);
 		break;
@@ -459,6 +465,8 @@ static void json_one(const struct loaded *l, const struct check_result *r, FILE 
 	}
 	if (r->has_worst)
 		fprintf(out, ", \"worst_case_insns\": %" PRIu64, r->worst);
+	else if (r->has_worst_max)
+		fprintf(out, ", \"worst_case_insns_at_most\": %" PRIu64, r->worst_max);
 	if (r->witness)
 		json_cex(l->o, r, r->witness, &r->wreplay, "worst_case_input", out);
 	if (r->verdict == CHECK_VIOLATED) {

@@ -84,6 +84,61 @@ struct smt *smt_new(void)
 	return s;
 }
 
+static void set_rlimit(struct smt *s, uint64_t units)
+{
+	if (units != s->rlimit)
+		s->params_dirty = true;
+	s->rlimit = units;
+}
+
+void smt_set_budget(struct smt *s, uint64_t units)
+{
+	s->budget_end = units ? smt_rlimit_count(s) + units : 0;
+	if (!units)
+		set_rlimit(s, 0);
+}
+
+uint64_t smt_rlimit_count(struct smt *s)
+{
+	Z3_stats st = Z3_solver_get_statistics(s->ctx, s->solver);
+	uint64_t n = 0;
+	unsigned i;
+
+	if (!zok(s) || !st)
+		return 0;
+	Z3_stats_inc_ref(s->ctx, st);
+	for (i = 0; i < Z3_stats_size(s->ctx, st); i++)
+		if (!strcmp(Z3_stats_get_key(s->ctx, st, i), "rlimit count"))
+			n = Z3_stats_is_uint(s->ctx, st, i) ? Z3_stats_get_uint_value(s->ctx, st, i)
+				: (uint64_t)Z3_stats_get_double_value(s->ctx, st, i);
+	Z3_stats_dec_ref(s->ctx, st);
+	zok(s);
+	return n;
+}
+
+int smt_scope_begin(struct smt *s)
+{
+	if (s->failed || s->scoped)
+		return -EINVAL;
+	Z3_solver_push(s->ctx, s->solver);
+	if (!zok(s))
+		return -EIO;
+	s->scoped = true;
+	return 0;
+}
+
+int smt_scope_end(struct smt *s)
+{
+	if (!s->scoped)
+		return -EINVAL;
+	s->scoped = false;
+	smt_set_budget(s, 0);
+	Z3_solver_pop(s->ctx, s->solver, 1);
+	if (!zok(s) || Z3_solver_get_num_scopes(s->ctx, s->solver) != 0)
+		return -EIO;
+	return 0;
+}
+
 void smt_free(struct smt *s)
 {
 	if (!s)
@@ -778,6 +833,9 @@ static void set_timeout(struct smt *s, unsigned ms)
 	if (s->max_memory)
 		Z3_params_set_uint(s->ctx, prm, Z3_mk_string_symbol(s->ctx, "max_memory"),
 				   s->max_memory);
+	/* 0 is Z3's "no limit" */
+	Z3_params_set_uint(s->ctx, prm, Z3_mk_string_symbol(s->ctx, "rlimit"),
+			   s->rlimit > UINT_MAX ? UINT_MAX : (unsigned)s->rlimit);
 	s->params_dirty = false;
 	Z3_solver_set_params(s->ctx, s->solver, prm);
 	Z3_params_dec_ref(s->ctx, prm);
@@ -791,6 +849,15 @@ int smt_prove(struct smt *s, Z3_ast claim, unsigned timeout_ms, struct smt_resul
 
 	memset(r, 0, sizeof(*r));
 	r->verdict = SMT_UNKNOWN;
+	if (s->budget_end) {
+		uint64_t now = smt_rlimit_count(s);
+
+		if (now >= s->budget_end) {
+			snprintf(r->reason, sizeof(r->reason), "the budget of solver work ran out");
+			return 0;
+		}
+		set_rlimit(s, s->budget_end - now);
+	}
 	set_timeout(s, timeout_ms);
 	if (s->failed) {
 		snprintf(r->reason, sizeof(r->reason), "%s", s->err);

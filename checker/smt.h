@@ -6,7 +6,8 @@
  *   at the base scope) with one solver (Z3's qfbv tactic, see smt_new). The
  *   installed error handler does not exit; every Z3 call is checked with
  *   Z3_get_error_code and the first error is kept (smt_error). No globals:
- *   contexts may run in parallel, one per thread. One program per context.
+ *   contexts may run in parallel, one per thread. One program per context
+ *   or per solver scope (smt_scope_begin: consecutive checks of one program).
  * - smt_encode() translates a whole ssa_prog (ssa.h) into terms, blocks in
  *   topological order:
  *     value    -> a 64-bit bit-vector (exact BPF semantics: see smt.c);
@@ -57,6 +58,13 @@ struct smt;
 
 struct smt *smt_new(void);
 void smt_free(struct smt *s);
+/* One context for several checks (check.c: consecutive checks of one
+ * program): smt_scope_begin pushes a scope for the next check's encoding
+ * and assumptions, smt_scope_end pops it (back to no assertion at all) and
+ * drops the budget. -EINVAL for a context with an error (not to be
+ * reused) or a scope already open / not open, -EIO on a Z3 error. */
+int smt_scope_begin(struct smt *s);
+int smt_scope_end(struct smt *s);
 Z3_context smt_ctx(const struct smt *s);
 /* The first Z3 error ("Z3 error N: text"), or NULL. */
 const char *smt_error(const struct smt *s);
@@ -66,6 +74,16 @@ const char *smt_error(const struct smt *s);
  * (all contexts). Z3's global memory_max_size is not used: Z3 4.8.12 can
  * throw past its API when that one fires, which aborts the process. */
 void smt_set_max_memory(struct smt *s, unsigned mb);
+/* A budget of UNITS of solver work (Z3's resource count, parameter
+ * rlimit) for all later queries together: each gets what is left as its
+ * rlimit, and once it is used up a query is UNKNOWN without running
+ * ("the budget of solver work ran out"). Units count solver work
+ * deterministically (the same queries, the same count, however loaded the
+ * machine is), so a budget keeps reports byte-identical where a time
+ * limit would not. 0: no budget. smt_rlimit_count: the units S's solver
+ * has counted so far (cumulative over its queries). */
+void smt_set_budget(struct smt *s, uint64_t units);
+uint64_t smt_rlimit_count(struct smt *s);
 
 /* Terms the caller may need to build claims. */
 Z3_ast smt_bv64(struct smt *s, uint64_t v);

@@ -21,6 +21,49 @@ static void sink(void *arg, const struct diag_msg *m)
 	printf("diagnostic: %s\n", buf);
 }
 
+/* bound_longest_path agrees with the maximum: its TOP is WANT, its
+ * block holds an assert of the bound, and every edge names a real
+ * incoming edge, each at a different block (a path meets a block once). */
+static void path_ok(const struct ssa_prog *p, const struct mon_check *c, bool ok, uint64_t want,
+		    const char *name)
+{
+	struct arena *a = arena_new();
+	struct bound_path bp;
+	bool found = c->has_bound && bound_longest_path(p, c->bound_site, a, &bp), site = false;
+	uint32_t i, j;
+
+	if (found != ok || (ok && bp.top != want)) {
+		printf("FAIL: %s: longest path %s, top %llu, expected %llu\n", name,
+		       found ? "found" : "not found", found ? (unsigned long long)bp.top : 0ull,
+		       (unsigned long long)want);
+		fails++;
+	}
+	if (!found)
+		goto out;
+	for (i = 0; bp.block < p->nblocks && i < p->blocks[bp.block]->ninsns; i++) {
+		const struct ssa_insn *v = p->blocks[bp.block]->insns[i];
+
+		site |= v->kind == SSA_ASSERT && v->imm == c->bound_site;
+	}
+	if (!site) {
+		printf("FAIL: %s: the path's block b%u has no assert of the bound\n", name, bp.block);
+		fails++;
+	}
+	for (i = 0; i < bp.nedges; i++) {
+		uint32_t b = bp.edges[2 * i], k = bp.edges[2 * i + 1];
+
+		for (j = 0; j < i; j++)
+			if (bp.edges[2 * j] == b)
+				break;
+		if (b >= p->nblocks || k >= p->blocks[b]->npreds || j < i || b > bp.block) {
+			printf("FAIL: %s: edge %u (b%u, pred %u) is not on a path\n", name, i, b, k);
+			fails++;
+		}
+	}
+out:
+	arena_free(a);
+}
+
 /* The check NAME of examples/EX.inv against EX.bpf.o: its static maximum
  * must be WANT (ok: whether one is found at all). */
 static void expect(const char *exdir, const char *src, const char *ex, const char *name,
@@ -69,6 +112,7 @@ static void expect(const char *exdir, const char *src, const char *ex, const cha
 				       (unsigned long long)want);
 				fails++;
 			}
+			path_ok(p, c, ok, want, name);
 		}
 	}
 	check_unload(&l);
