@@ -445,6 +445,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 	t1 = stats_now();
 	search_done = searched(l, o, r);
 	search_ns = o->no_time ? 0 : stats_now() - t1;     /* in solve (stats.h); none with --timeout=0 */
+	r->search_ns = search_ns;
 	r->stage_ns[STAGE_SOLVE] = search_ns;
 	if (search_done)
 		goto out;
