@@ -197,11 +197,20 @@ static void apply_hint(struct cand *cd, const struct hint *h)
 
 /* ---- the search -------------------------------------------------------- */
 
+/* The queue is FIFO and every try pops one: a candidate behind the last
+ * one the budget reaches is never run. Tries + queued only grow (a try
+ * moves one from the queue to the tries), so once this holds it holds for
+ * the rest of the search. */
+static bool budget_full(const struct search *sr)
+{
+	return sr->runs + sr->qlen >= SEARCH_BUDGET || sr->qlen >= S_QUEUE;
+}
+
 static void push(struct search *sr, const struct cand *cd)
 {
 	struct cand *n;
 
-	if (sr->qlen >= S_QUEUE || !set_add(sr->seen, ARRAY_SIZE(sr->seen), cand_hash(cd)))
+	if (budget_full(sr) || !set_add(sr->seen, ARRAY_SIZE(sr->seen), cand_hash(cd)))
 		return;
 	n = malloc(sizeof(*n));
 	if (!n)
@@ -327,10 +336,13 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 
 static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 {
-	struct cand *t = malloc(sizeof(*t));
+	struct cand *t;
 	bool fresh = false;
 	unsigned i, k, o;
 
+	if (budget_full(sr))           /* nothing it makes would run */
+		return;
+	t = malloc(sizeof(*t));
 	if (!t)
 		abort();
 	for (i = 0; i < pr->ncmps; i++)
