@@ -16,8 +16,9 @@
  * absint: the checks the abstract-interpretation pre-pass proved without
  * Z3, absint_time the time in it, all checks, proved or not; search: the
  * checks whose verdict the concrete search found, without Z3;
- * search_time the time in the search, all checks, found or not (it is part
- * of solve); search_inputs the inputs it ran, all checks).
+ * search_time the CPU time of the search (its thread's clock: steady on
+ * a loaded machine), all checks, found or not (its wall time is part of
+ * solve); search_inputs the inputs it ran, all checks).
  */
 #ifndef INVCHECK_STATS_H
 #define INVCHECK_STATS_H
@@ -45,6 +46,7 @@ struct stats {
 };
 
 uint64_t stats_now(void);
+uint64_t stats_cpu_now(void);   /* the calling thread's CPU time (ns) */
 const char *stats_stage_name(enum stats_stage s);
 /* Add a check's stage times (CHECK[STAGE_CFG..STAGE_SOLVE]) and its total. */
 void stats_add_check(struct stats *s, const uint64_t check[STAGE_N], uint64_t total);
