@@ -404,9 +404,9 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 				return false;
 		} else if (v->kind == SSA_ASSERT) {
 			c = get(w, v->args[0]);
-			if (!w->o->r0_only && absint_contains(&c, 0))
+			if (absint_contains(&c, 0))
 				c = reeval_top(w, v->args[0]);
-			if (!w->o->r0_only && absint_contains(&c, 0)) {
+			if (absint_contains(&c, 0)) {
 				char buf[120];
 
 				absint_format(&c, buf, sizeof(buf));
@@ -430,8 +430,7 @@ static void at_end(struct walk *w, uint32_t b)
 
 	if (blk->term == SSA_TERM_UNWIND) {
 		w->r->unwinds++;
-		if (!w->o->r0_only)
-			give_up(w, "loop bound: the unwinding marker b%u may be reached", b);
+		give_up(w, "loop bound: the unwinding marker b%u may be reached", b);
 		return;
 	}
 	if (blk->term != SSA_TERM_EXIT)
@@ -440,6 +439,8 @@ static void at_end(struct walk *w, uint32_t b)
 	r0 = get(w, blk->a);
 	w->r->r0 = w->r->exits ? absint_join(&w->r->r0, &r0) : r0;
 	w->r->exits++;
+	if (w->o->at_exit)
+		w->o->at_exit(w->o->arg, blk, &r0);
 }
 
 static void push(struct walk *w, uint32_t b, size_t mark)

@@ -75,10 +75,13 @@ void absint_format(const struct absint_val *a, char *buf, size_t len);
 struct absint_opts {
 	uint64_t budget;          /* instructions evaluated before giving up;
 	                           * 0: ABSINT_DEFAULT_BUDGET */
-	bool r0_only;             /* asserts and markers do not stop the walk
-	                           * (code without a monitor: only r0 is wanted) */
 	const uint8_t *ptr_loads; /* by value id: a LOAD the encoder answers
 	                           * with a packet pointer (smt_precheck), or NULL */
+	/* Tests (a containment oracle), or NULL: called at every exit a path
+	 * reaches, with the EXIT block and the abstract value of its result
+	 * on that path. */
+	void (*at_exit)(void *arg, const struct ssa_block *exit, const struct absint_val *r0);
+	void *arg;
 };
 
 enum absint_verdict { ABSINT_PROVED, ABSINT_UNKNOWN };

@@ -610,7 +610,9 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 	if (prove_without_z3(p, o, r))
 		goto out;
 	t1 = stats_now();
+	r->search_ns = stats_cpu_now();
 	search_done = searched(l, o, r);
+	r->search_ns = stats_cpu_now() - r->search_ns;
 	search_ns = o->no_time ? 0 : stats_now() - t1;     /* in solve (stats.h); none with --timeout=0 */
 	r->stage_ns[STAGE_SOLVE] = search_ns;
 	if (search_done)

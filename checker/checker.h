@@ -74,6 +74,7 @@ struct check_result {
 	struct replay_result wreplay;
 	bool by_search;           /* VIOLATED by the concrete search, not a Z3 model */
 	unsigned search_runs;     /* inputs the search tried */
+	uint64_t search_ns;       /* time in the search */
 	const char **notes;       /* imprecision worth knowing */
 	unsigned nnotes;
 	double seconds;

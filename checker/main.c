@@ -420,6 +420,8 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 		}
 		stats_add_check(&c->st, r[i].stage_ns, (uint64_t)(r[i].seconds * 1e9));
 		c->st.search += r[i].by_search;
+		c->st.search_ns += r[i].search_ns;
+		c->st.search_inputs += r[i].search_runs;
 		stats_add_absint(&c->st, r[i].by_absint, r[i].absint_ns);
 		check_result_free(&r[i]);
 	}

@@ -325,50 +325,69 @@ static int lddw_region(struct replay *rp, const struct insn *in)
 	return rp->values[ref->index];
 }
 
-static int on_lddw(void *arg, struct interp *ip, const struct insn *in,
-		   uint64_t *value)
+int replay_lddw_value(const struct object *o, const struct insn *in, int sec, uint32_t pc,
+		      const uint64_t *ksyms, unsigned nksyms, uint64_t *value, int *map)
 {
-	struct replay *rp = arg;
 	const struct insn_ref *ref = &in->ref;
-	int ri;
-	char at[96];
 
+	*map = -1;
 	switch (ref->kind) {
 	case INSN_REF_MAP:
 		*value = REPLAY_MAP_HANDLE(ref->index);
-		return 0;
+		return 1;
 	case INSN_REF_CALLBACK:
 	case INSN_REF_SUBPROG:
 		*value = REPLAY_FUNC_ADDR(ref->sec, ref->target);
-		return 0;
+		return 1;
 	case INSN_REF_KSYM:
-		*value = rp->x->ksyms && (unsigned)ref->index < rp->x->nksyms ?
-			 rp->x->ksyms[ref->index] : REPLAY_KSYM_ADDR(ref->index);
-		return 0;
+		*value = ksyms && (unsigned)ref->index < nksyms ? ksyms[ref->index] :
+			 REPLAY_KSYM_ADDR(ref->index);
+		return 1;
 	case INSN_REF_MAP_VALUE:
 	case INSN_REF_GLOBAL:
-		ri = lddw_region(rp, in);
-		if (ri < 0)
-			break;
-		*value = interp_region(ip, ri)->base + (uint64_t)ref->off;
+		*map = ref->kind == INSN_REF_GLOBAL ?
+		       ((uint32_t)ref->index < o->ndatasecs ? o->datasecs[ref->index].map : -1) :
+		       ref->index;
+		if (*map < 0 || (uint32_t)*map >= o->nmaps || o->maps[*map].datasec < 0)
+			*map = -1;
 		return 0;
 	case INSN_REF_NONE:
 	case INSN_REF_HELPER:
 	case INSN_REF_KFUNC:
 		if (in->src == ISA_PSEUDO_MAP_FD || in->src == ISA_PSEUDO_MAP_IDX) {
 			*value = REPLAY_MAP_HANDLE((uint32_t)in->imm);
-			return 0;
+			return 1;
 		}
 		if (in->src == ISA_PSEUDO_FUNC) {
-			*value = REPLAY_FUNC_ADDR(ip->sec, ip->pc + 1 + in->imm);
-			return 0;
+			*value = REPLAY_FUNC_ADDR(sec, pc + 1 + in->imm);
+			return 1;
 		}
 		break;
+	}
+	return -1;
+}
+
+static int on_lddw(void *arg, struct interp *ip, const struct insn *in,
+		   uint64_t *value)
+{
+	struct replay *rp = arg;
+	int ri, map, k;
+	char at[96];
+
+	k = replay_lddw_value(rp->o, in, ip->sec, ip->pc, rp->x->ksyms, rp->x->nksyms, value, &map);
+	if (k == 1)
+		return 0;
+	if (k == 0) {
+		ri = lddw_region(rp, in);
+		if (ri >= 0) {
+			*value = interp_region(ip, ri)->base + (uint64_t)in->ref.off;
+			return 0;
+		}
 	}
 	where(rp, ip->sec, ip->pc, at, sizeof(at));
 	return stop(rp, REPLAY_INTERP, SPEC_EV_EXIT, "LD imm64 at %s: no value "
 		    "for its reference (src %u, ref %d, index %d) in the "
-		    "counterexample", at, in->src, (int)ref->kind, ref->index);
+		    "counterexample", at, in->src, (int)in->ref.kind, in->ref.index);
 }
 
 static int on_load_unmapped(void *arg, struct interp *ip, uint64_t addr,

@@ -167,6 +167,14 @@ struct replay_result {
 int replay_run(const struct loaded *l, const struct mon_check *c,
 	       const struct cex *x, struct replay_result *r);
 void replay_result_free(struct replay_result *r);
+/* The value of LD imm64 IN at (SEC, PC) that does not depend on the run's
+ * memory (the rule above: map handles, function addresses, extern kernel
+ * symbols from KSYMS[0..NKSYMS) or REPLAY_KSYM_ADDR, pseudo map fd/idx
+ * and func sources): 1 with *VALUE. 0: a map value or global, which the
+ * caller places (*MAP: its map, -1 if it names none with data). -1: no
+ * value. Shared by the replay and the search's probe. */
+int replay_lddw_value(const struct object *o, const struct insn *in, int sec, uint32_t pc,
+		      const uint64_t *ksyms, unsigned nksyms, uint64_t *value, int *map);
 const char *replay_outcome_name(enum replay_outcome o);
 
 #endif

@@ -254,41 +254,15 @@ static int p_call(void *arg, struct interp *ip, const struct insn *in, int64_t i
 static int p_lddw(void *arg, struct interp *ip, const struct insn *in, uint64_t *value)
 {
 	struct probe *pr = arg;
-	const struct insn_ref *ref = &in->ref;
-	int map;
+	int map, k;
 
-	switch (ref->kind) {
-	case INSN_REF_MAP:
-		*value = REPLAY_MAP_HANDLE(ref->index);
+	/* globals at SMT_MAP_BASE, as the cex the probe builds places them */
+	k = replay_lddw_value(pr->o, in, ip->sec, ip->pc, NULL, 0, value, &map);
+	if (k == 1)
 		return 0;
-	case INSN_REF_CALLBACK:
-	case INSN_REF_SUBPROG:
-		*value = REPLAY_FUNC_ADDR(ref->sec, ref->target);
+	if (k == 0 && map >= 0) {
+		*value = SMT_MAP_BASE(map) + (uint64_t)in->ref.off;
 		return 0;
-	case INSN_REF_KSYM:
-		*value = REPLAY_KSYM_ADDR(ref->index);
-		return 0;
-	case INSN_REF_MAP_VALUE:
-	case INSN_REF_GLOBAL:
-		map = ref->kind == INSN_REF_GLOBAL ?
-		      ((uint32_t)ref->index < pr->o->ndatasecs ? pr->o->datasecs[ref->index].map : -1) :
-		      ref->index;
-		if (map < 0 || (uint32_t)map >= pr->o->nmaps || pr->o->maps[map].datasec < 0)
-			break;
-		*value = SMT_MAP_BASE(map) + (uint64_t)ref->off;
-		return 0;
-	case INSN_REF_NONE:
-	case INSN_REF_HELPER:
-	case INSN_REF_KFUNC:
-		if (in->src == ISA_PSEUDO_MAP_FD || in->src == ISA_PSEUDO_MAP_IDX) {
-			*value = REPLAY_MAP_HANDLE((uint32_t)in->imm);
-			return 0;
-		}
-		if (in->src == ISA_PSEUDO_FUNC) {
-			*value = REPLAY_FUNC_ADDR(ip->sec, ip->pc + 1 + in->imm);
-			return 0;
-		}
-		break;
 	}
 	return give_up(pr);
 }

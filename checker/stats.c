@@ -15,6 +15,14 @@ uint64_t stats_now(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
+uint64_t stats_cpu_now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
 const char *stats_stage_name(enum stats_stage s)
 {
 	switch (s) {
@@ -104,7 +112,9 @@ void stats_write(const struct stats *s, FILE *out)
 		s->checks);
 	for (i = 0; i < STAGE_N; i++)
 		fprintf(out, " %s=%.6f", stats_stage_name((enum stats_stage)i), secs(s->ns[i]));
-	fprintf(out, " total=%.6f max_check=%.6f peak_rss_kb=%ld absint=%u absint_time=%.6f search=%u\n",
+	fprintf(out, " total=%.6f max_check=%.6f peak_rss_kb=%ld absint=%u absint_time=%.6f search=%u"
+		" search_time=%.6f search_inputs=%llu\n",
 		secs(stats_now() - s->start), secs(s->max_check), stats_peak_rss_kb(), s->absint,
-		secs(s->absint_ns), s->search);
+		secs(s->absint_ns), s->search, secs(s->search_ns),
+		(unsigned long long)s->search_inputs);
 }

@@ -11,12 +11,14 @@
  * stderr) is the machine-readable format the benchmark reads:
  *   bpf-invcheck-stats: insns=N checks=K load=S decode=S cfg=S ssa=S
  *     instrument=S encode=S solve=S total=S max_check=S peak_rss_kb=N
- *     absint=K absint_time=S search=N
+ *     absint=K absint_time=S search=N search_time=S search_inputs=N
  * (seconds with 6 decimals; total is the wall time from the start of main;
  * absint: the checks the abstract-interpretation pre-pass proved without
  * Z3, absint_time the time in it, all checks, proved or not; search: the
- * checks whose verdict the concrete search found, without Z3; their time
- * is in solve).
+ * checks whose verdict the concrete search found, without Z3;
+ * search_time the CPU time of the search (its thread's clock: steady on
+ * a loaded machine), all checks, found or not (its wall time is part of
+ * solve); search_inputs the inputs it ran, all checks).
  */
 #ifndef INVCHECK_STATS_H
 #define INVCHECK_STATS_H
@@ -39,9 +41,12 @@ struct stats {
 	unsigned search;          /* checks the concrete search decided (search.h) */
 	unsigned absint;          /* checks the pre-pass proved (absint.h) */
 	uint64_t absint_ns;       /* time in the pre-pass, all checks */
+	uint64_t search_ns;       /* time in the concrete search, all checks */
+	uint64_t search_inputs;   /* inputs the search ran, all checks */
 };
 
 uint64_t stats_now(void);
+uint64_t stats_cpu_now(void);   /* the calling thread's CPU time (ns) */
 const char *stats_stage_name(enum stats_stage s);
 /* Add a check's stage times (CHECK[STAGE_CFG..STAGE_SOLVE]) and its total. */
 void stats_add_check(struct stats *s, const uint64_t check[STAGE_N], uint64_t total);

@@ -1,13 +1,24 @@
 /* test_absint.c - the abstract-interpretation pre-pass (absint.h): exact
- * transfer results, a seeded random soundness check of every ALU op and
- * jump condition in both widths against a reference taken from
- * interp.c's rules, and the walk over a lifted program: what it must
- * prove (r0 at exit) and what it must not. */
+ * transfer results; a seeded random soundness check of every ALU op and
+ * jump condition in both widths against a reference taken from interp.c's
+ * rules; random programs lifted and walked, then run by the interpreter
+ * (every concrete result inside the walk's abstract value at that exit;
+ * every assert the walk proves true of every run); and lifted cases that
+ * the walk must prove, or must not (each with a violating input). */
 #include "absint.h"
+#include "asm.h"
+#include "interp.h"
 #include "isa.h"
 
 #include <check.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* ck_assert in the hot loops: libcheck records every assertion's place
+ * with a write(2), millions here; MUST only calls it on failure. */
+#define MUST(cond, ...) do { if (!(cond)) ck_abort_msg(__VA_ARGS__); } while (0)
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
@@ -110,7 +121,7 @@ static struct absint_val sample(uint64_t *xs, unsigned n)
 		c = absint_const(xs[i]);
 		a = absint_join(&a, &c);
 	}
-	ck_assert(absint_sync(&a));
+	MUST(absint_sync(&a), "sample: empty");
 	return a;
 }
 
@@ -155,10 +166,10 @@ START_TEST(random_alu_sound)
 						continue;
 					bool v = ref_cond(op, is64, xs[i], ys[j]);
 
-					ck_assert_msg(c < 0 || c == v, "cond %u is64 %d", op, is64);
+					MUST(c < 0 || c == v, "cond %u is64 %d", op, is64);
 					if (v != taken)
 						continue;
-					ck_assert_msg(ok && absint_contains(&x, xs[i]) &&
+					MUST(ok && absint_contains(&x, xs[i]) &&
 						      absint_contains(&y, ys[j]),
 						      "refine %u is64 %d taken %d: %#llx, %#llx lost", op,
 						      is64, taken, (unsigned long long)xs[i],
@@ -189,14 +200,14 @@ START_TEST(random_unary_sound)
 			z = size == 8 ? x : (x >> (8 * byte)) & ((1ull << (8 * size)) - 1);
 			if (sx && size < 8 && (z >> (8 * size - 1)) & 1)
 				z |= ~((1ull << (8 * size)) - 1);
-			ck_assert_msg(absint_contains(&r, z), "extract %u@%u sx %d of %#llx", size,
+			MUST(absint_contains(&r, z), "extract %u@%u sx %d of %#llx", size,
 				      byte, sx, (unsigned long long)x);
 			if (size < 8) {
 				uint64_t y = pick(), m = ((1ull << (8 * size)) - 1) << (8 * byte);
 				struct absint_val b = absint_const(y), ins = absint_insert(&a, &b, byte, size);
 
 				z = (x & ~m) | ((y << (8 * byte)) & m);
-				ck_assert_msg(absint_contains(&ins, z), "insert");
+				MUST(absint_contains(&ins, z), "insert");
 			}
 		}
 	}
@@ -270,17 +281,634 @@ START_TEST(transfer_exact)
 }
 END_TEST
 
+/* ---- random programs: the walk against the interpreter ------------------
+ *
+ * A seeded generator writes small programs in the conformance assembler
+ * (tests/asm.h): r1 points to MEM_LEN input bytes, every other register
+ * starts as a load of them (all widths, signed too) or a constant, then
+ * random ALU64/ALU32 ops (register and immediate operands, every op incl.
+ * sdiv/smod and shifts by a register), neg, byte swaps, movsx, stack
+ * stores and narrower reloads, and forward jumps (64- and 32-bit, every
+ * condition). Most branches split the code into two subtrees that end in
+ * their own exit, so an exit is one path; some rejoin (phis). For each
+ * register k the program is lifted once with every exit returning rk, and
+ * the walk reports r0's abstract value per exit block (absint_opts
+ * at_exit). Then random inputs run through the interpreter: the exit it
+ * reaches must have been reached by the walk and the concrete r0 must lie
+ * in that exit's abstract value (joined over the paths that end there). */
+#define MEM_LEN 32
+#define GEN_MAX 8192
+
+struct gen {
+	char text[GEN_MAX];
+	size_t len;
+	unsigned labels, ops;
+	uint64_t imms[16];        /* constants used, for inputs that hit them */
+	unsigned nimms;
+};
+
+static void emit(struct gen *g, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void emit(struct gen *g, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(g->text + g->len, sizeof(g->text) - g->len, fmt, ap);
+	va_end(ap);
+	MUST(n >= 0 && (size_t)n < sizeof(g->text) - g->len, "program too long");
+	g->len += (size_t)n;
+}
+
+/* a register other than r1 (the input pointer) and r10 */
+static unsigned reg(void)
+{
+	unsigned r = (unsigned)(rnd() % 9);
+
+	return r >= 1 ? r + 1 : r;
+}
+
+static int32_t imm32(struct gen *g)
+{
+	int32_t k = (int32_t)pick();
+
+	if (rnd() % 4 == 0)
+		k = (int32_t)(rnd() % 64) - 8;
+	if (g->nimms < 16)
+		g->imms[g->nimms++] = (uint64_t)(int64_t)k;
+	return k;
+}
+
+static void gen_load(struct gen *g, unsigned r)
+{
+	static const char *const ld[] = { "ldxb", "ldxh", "ldxw", "ldxdw", "ldxsb", "ldxsh",
+					  "ldxsw" };
+	static const unsigned sz[] = { 1, 2, 4, 8, 1, 2, 4 };
+	unsigned i = (unsigned)(rnd() % 7);
+
+	emit(g, "%s %%r%u, [%%r1+%u]\n", ld[i], r, (unsigned)(rnd() % (MEM_LEN - sz[i] + 1)));
+}
+
+static void gen_op(struct gen *g)
+{
+	static const char *const alu[] = { "add", "sub", "mul", "div", "sdiv", "mod", "smod",
+					   "or", "and", "xor", "lsh", "rsh", "arsh", "mov" };
+	static const char *const ends[] = { "le16", "le32", "le64", "be16", "be32", "be64",
+					    "bswap16", "bswap32", "bswap64" };
+	static const char *const sx[] = { "movsx832", "movsx864", "movsx1632", "movsx1664",
+					  "movsx3264" };
+	static const char *const st[] = { "stxb", "stxh", "stxw" };
+	unsigned d = reg(), k = (unsigned)(rnd() % 20), op = (unsigned)(rnd() % 14);
+	const char *w = rnd() % 3 == 0 ? "32" : "";
+
+	g->ops++;
+	if (k < 10 && op >= 10 && op <= 12) {          /* shift by an immediate */
+		emit(g, "%s%s %%r%u, %u\n", alu[op], w, d, (unsigned)(rnd() % (w[0] ? 32 : 64)));
+	} else if (k < 7) {
+		emit(g, "%s%s %%r%u, %d\n", alu[op], w, d, imm32(g));
+	} else if (k < 13) {
+		emit(g, "%s%s %%r%u, %%r%u\n", alu[op], w, d, reg());
+	} else if (k == 13) {
+		emit(g, "neg%s %%r%u\n", w, d);
+	} else if (k == 14) {
+		emit(g, "%s %%r%u\n", ends[rnd() % 9], d);
+	} else if (k == 15) {
+		emit(g, "%s %%r%u, %%r%u\n", sx[rnd() % 5], d, reg());
+	} else if (k == 16) {
+		gen_load(g, d);
+	} else if (k == 17) {                  /* a narrower store into a stack word */
+		emit(g, "stxdw [%%r10-8], %%r%u\n", reg());
+		emit(g, "%s [%%r10-%u], %%r%u\n", st[rnd() % 3], 8 - (unsigned)(rnd() % 4), reg());
+		emit(g, "ldxdw %%r%u, [%%r10-8]\n", d);
+	} else if (k == 18) {                  /* a narrower reload of a stack word */
+		emit(g, "stxdw [%%r10-16], %%r%u\n", reg());
+		emit(g, "%s %%r%u, [%%r10-%u]\n", rnd() % 2 ? "ldxw" : "ldxsh", d,
+		     16 - (unsigned)(rnd() % 3));
+	} else {
+		emit(g, "lddw %%r%u, 0x%llx\n", d, (unsigned long long)pick());
+	}
+}
+
+static void gen_jump(struct gen *g, unsigned label)
+{
+	static const char *const j[] = { "jeq", "jne", "jgt", "jge", "jlt", "jle", "jset",
+					 "jsgt", "jsge", "jslt", "jsle" };
+	const char *w = rnd() % 3 == 0 ? "32" : "";
+
+	if (rnd() % 2)
+		emit(g, "%s%s %%r%u, %d, L%u\n", j[rnd() % 11], w, reg(), imm32(g), label);
+	else
+		emit(g, "%s%s %%r%u, %%r%u, L%u\n", j[rnd() % 11], w, reg(), reg(), label);
+}
+
+/* a subtree: ops, then an exit or a branch into two subtrees (or a
+ * diamond that rejoins and goes on) */
+static void gen_tree(struct gen *g, unsigned depth)
+{
+	unsigned i, n = 1 + (unsigned)(rnd() % 4), l;
+
+	for (i = 0; i < n; i++)
+		gen_op(g);
+	if (depth >= 4 || rnd() % 4 == 0) {
+		emit(g, "EXIT\n");
+		return;
+	}
+	l = g->labels++;
+	gen_jump(g, l);
+	if (rnd() % 4 == 0) {                  /* diamond */
+		n = 1 + (unsigned)(rnd() % 3);
+		for (i = 0; i < n; i++)
+			gen_op(g);
+		emit(g, "L%u:\n", l);
+		gen_tree(g, depth + 1);
+		return;
+	}
+	gen_tree(g, depth + 1);
+	emit(g, "L%u:\n", l);
+	gen_tree(g, depth + 1);
+}
+
+static void gen_prog(struct gen *g)
+{
+	unsigned r;
+
+	memset(g, 0, sizeof(*g));
+	for (r = 0; r <= 9; r++) {
+		if (r == 1)
+			continue;
+		if (rnd() % 3)
+			gen_load(g, r);
+		else
+			emit(g, "mov %%r%u, %d\n", r, imm32(g));
+	}
+	gen_tree(g, 0);
+}
+
+/* TEXT with every "EXIT" line made "mov %r0, %rK" + "exit" */
+static void with_exits(const char *text, unsigned k, char *out, size_t len)
+{
+	size_t o = 0;
+	const char *p;
+
+	for (p = text; *p; ) {
+		const char *e = strchr(p, '\n');
+		size_t n = (size_t)(e - p) + 1;
+
+		if (!strncmp(p, "EXIT\n", 5))
+			o += (size_t)snprintf(out + o, len - o, "mov %%r0, %%r%u\nexit\n", k);
+		else
+			o += (size_t)snprintf(out + o, len - o, "%.*s", (int)n, p);
+		MUST(o < len, "program too long");
+		p = e + 1;
+	}
+}
+
+#define MAX_EXITS 128
+
+struct exits {
+	uint32_t slot[MAX_EXITS];
+	struct absint_val r0[MAX_EXITS];
+	unsigned n;
+};
+
+static void note_exit(void *arg, const struct ssa_block *b, const struct absint_val *r0)
+{
+	struct exits *x = arg;
+	unsigned i;
+
+	for (i = 0; i < x->n; i++)
+		if (x->slot[i] == b->last_slot) {
+			x->r0[i] = absint_join(&x->r0[i], r0);
+			return;
+		}
+	MUST(x->n < MAX_EXITS, "too many exits");
+	x->slot[x->n] = b->last_slot;
+	x->r0[x->n++] = *r0;
+}
+
+/* input bytes: zeros, 0xff, small numbers, the program's constants */
+static void gen_input(const struct gen *g, uint8_t *mem)
+{
+	unsigned mode = (unsigned)(rnd() % 4), i;
+
+	for (i = 0; i < MEM_LEN; i++)
+		mem[i] = mode == 0 ? (uint8_t)(rnd() % 3 == 0 ? rnd() : 0) :
+			 mode == 1 ? (uint8_t)(rnd() % 2 ? 0xff : rnd() % 4) : (uint8_t)rnd();
+	if (mode == 3 && g->nimms) {           /* a constant somewhere, either width */
+		uint64_t c = g->imms[rnd() % g->nimms] + rnd() % 3 - 1;
+		unsigned at = (unsigned)(rnd() % (MEM_LEN - 7));
+
+		memcpy(mem + at, &c, rnd() % 2 ? 8 : 4);
+	}
+}
+
+/* Run INSNS on MEM: the exit slot and r0 (false: it did not exit). */
+static bool run_concrete(struct insn *insns, uint32_t n, const uint8_t *mem, uint32_t *slot,
+			 uint64_t *r0, char *msg, size_t len)
+{
+	struct insn *secs[1] = { insns };
+	uint32_t nslots[1] = { n };
+	uint64_t args[5] = {0};
+	struct interp_result r;
+	struct interp ip;
+	int m;
+
+	MUST(interp_init(&ip, secs, nslots, 1, NULL) == 0, "interp_init");
+	m = interp_add_region(&ip, INTERP_MEM_USER, "mem", 0, MEM_LEN, NULL, true);
+	MUST(m >= 0, "interp_add_region");
+	memcpy(interp_region(&ip, m)->bytes, mem, MEM_LEN);
+	args[0] = interp_region(&ip, m)->base;
+	args[1] = MEM_LEN;
+	interp_run(&ip, 0, 0, args, &r);
+	interp_fini(&ip);
+	*slot = r.slot;
+	*r0 = r.r0;
+	snprintf(msg, len, "%s", r.msg);
+	return r.status == INTERP_EXIT;
+}
+
+struct regs_at_exit { uint64_t regs[ISA_NREGS]; };
+
+static void keep_regs(void *arg, int sec, uint32_t slot, const uint64_t regs[ISA_NREGS])
+{
+	(void)sec;
+	(void)slot;
+	memcpy(((struct regs_at_exit *)arg)->regs, regs, sizeof(uint64_t) * ISA_NREGS);
+}
+
+/* the registers before the exit instruction of the run on MEM (the mov
+ * to r0 is done: r0 is the variant's result) */
+static void run_concrete_regs(struct insn *insns, uint32_t n, const uint8_t *mem,
+			      struct regs_at_exit *rx)
+{
+	struct insn *secs[1] = { insns };
+	uint32_t nslots[1] = { n };
+	struct interp_env env = { .arg = rx, .on_insn = keep_regs };
+	uint64_t args[5] = {0};
+	struct interp_result r;
+	struct interp ip;
+	int m;
+
+	MUST(interp_init(&ip, secs, nslots, 1, &env) == 0, "interp_init");
+	m = interp_add_region(&ip, INTERP_MEM_USER, "mem", 0, MEM_LEN, NULL, true);
+	MUST(m >= 0, "interp_add_region");
+	memcpy(interp_region(&ip, m)->bytes, mem, MEM_LEN);
+	args[0] = interp_region(&ip, m)->base;
+	args[1] = MEM_LEN;
+	interp_run(&ip, 0, 0, args, &r);
+	interp_fini(&ip);
+	MUST(r.status == INTERP_EXIT && rx->regs[0] == r.r0, "run_concrete_regs: %s", r.msg);
+}
+
+static void dump_fail(const char *text, const uint8_t *mem)
+{
+	unsigned i;
+
+	fprintf(stderr, "program:\n%s\nmem:", text);
+	for (i = 0; i < MEM_LEN; i++)
+		fprintf(stderr, " %02x", mem[i]);
+	fprintf(stderr, "\n");
+}
+
+/* The proof oracle on the same programs: lifted again with, at every
+ * exit, `assume(rJ OP1 K1)` (half the time) and `assert(r0 OP2 K2)`, K2
+ * near the bounds the first walk found. When the walk proves it, every
+ * run whose registers at the exit satisfy the assume must satisfy the
+ * assert (refinement through assumes, re-evaluation of the condition). */
+struct rassert {
+	bool assume;
+	unsigned areg, aop, op;
+	uint64_t ak, k;
+};
+
+static void rhook_exit(void *arg, struct ssa_lift *l, uint32_t r0)
+{
+	const struct rassert *ra = arg;
+
+	if (ra->assume)
+		ssa_emit_assume(l, ssa_emit_cmp(l, ra->aop, ssa_reg(l, ra->areg),
+						ssa_emit_const(l, ra->ak)));
+	ssa_emit_assert(l, ssa_emit_cmp(l, ra->op, r0, ssa_emit_const(l, ra->k)), 0, 0);
+}
+
+static void pick_assert(const struct gen *g, const struct exits *x, struct rassert *ra)
+{
+	struct absint_val all = x->r0[0];
+	unsigned e;
+	uint64_t near[4];
+
+	for (e = 1; e < x->n; e++)
+		all = absint_join(&all, &x->r0[e]);
+	near[0] = all.umin;
+	near[1] = all.umax;
+	near[2] = (uint64_t)all.smin;
+	near[3] = (uint64_t)all.smax;
+	ra->assume = rnd() % 2;
+	ra->areg = reg();
+	ra->aop = jmp_ops[rnd() % 11];
+	ra->ak = g->nimms && rnd() % 2 ? g->imms[rnd() % g->nimms] : pick() % 512;
+	ra->op = jmp_ops[rnd() % 11];
+	ra->k = rnd() % 4 ? near[rnd() % 4] + rnd() % 3 - 1 : pick();
+}
+
+/* ABSINT_PROGRAMS=N ABSINT_SEED=S: a longer run (docs/testing.md) */
+static unsigned nprogs = 4000;
+
+START_TEST(random_programs_sound)
+{
+	static char text[GEN_MAX * 2];
+	struct gen g;
+	unsigned t, k, i, e, nexact = 0, nchecks = 0, nproved = 0, nassumed = 0;
+
+	for (t = 0; t < nprogs; t++) {
+		gen_prog(&g);
+		for (k = 0; k <= 9; k++) {
+			struct bpf_insn *raw;
+			struct insn *insns;
+			struct arena *a = arena_new();
+			struct ssa_prog *p = NULL;
+			struct diag d = {0};
+			struct exits x = { .n = 0 };
+			struct absint_opts o = { .at_exit = note_exit, .arg = &x };
+			struct absint_result r;
+			char err[256], msg[192];
+			uint32_t n;
+
+			with_exits(g.text, k, text, sizeof(text));
+			MUST(asm_assemble_alloc(text, "random", 1, &raw, &n, err, sizeof(err)) >= 0,
+			     "%s\n%s", err, text);
+			insns = calloc(n, sizeof(*insns));
+			MUST(insns, "calloc");
+			MUST(insn_decode(raw, n, insns, "random", "program", &d) == 0, "%s", text);
+			MUST(ssa_build_code(insns, n, NULL, a, &d, &p) == 0, "%s", text);
+			MUST(!p->unsupported, "%s: %s", text, p->unsupported);
+			absint_prove(p, &o, &r);
+			MUST(r.verdict == ABSINT_PROVED, "%s\n%s", r.reason, text);
+			for (e = 0; e < x.n; e++) {
+				uint64_t c;
+
+				nexact += absint_is_const(&x.r0[e], &c);
+			}
+			struct rassert ra;
+			struct ssa_hooks hooks = { .arg = &ra, .exit = rhook_exit };
+			struct ssa_opts so = { .hooks = &hooks };
+			struct absint_result pr;
+			struct ssa_prog *q = NULL;
+
+			pick_assert(&g, &x, &ra);
+			MUST(ssa_build_code(insns, n, &so, a, &d, &q) == 0, "%s", text);
+			absint_prove(q, NULL, &pr);
+			nproved += pr.verdict == ABSINT_PROVED;
+			for (i = 0; i < 8; i++) {
+				uint8_t mem[MEM_LEN];
+				uint32_t slot;
+				uint64_t r0;
+				struct regs_at_exit rx;
+
+				gen_input(&g, mem);
+				if (pr.verdict == ABSINT_PROVED) {
+					run_concrete_regs(insns, n, mem, &rx);
+					if (!ra.assume || ref_cond(ra.aop, true, rx.regs[ra.areg], ra.ak)) {
+						nassumed += ra.assume;
+						if (!ref_cond(ra.op, true, rx.regs[0], ra.k)) {
+							dump_fail(text, mem);
+							ck_abort_msg("program %u r%u: proved assume(r%u op %u %#llx) => assert(r0 op %u %#llx), the run gives r%u = %#llx, r0 = %#llx",
+								     t, k, ra.areg, ra.aop,
+								     (unsigned long long)ra.ak, ra.op,
+								     (unsigned long long)ra.k, ra.areg,
+								     (unsigned long long)rx.regs[ra.areg],
+								     (unsigned long long)rx.regs[0]);
+						}
+					}
+				}
+				if (!run_concrete(insns, n, mem, &slot, &r0, msg, sizeof(msg))) {
+					dump_fail(text, mem);
+					ck_abort_msg("the interpreter did not exit: %s", msg);
+				}
+				for (e = 0; e < x.n && x.slot[e] != slot; e++)
+					;
+				if (e == x.n) {
+					dump_fail(text, mem);
+					ck_abort_msg("program %u r%u: the run exits at slot %u, a path the walk found infeasible",
+						     t, k, slot);
+				}
+				if (!absint_contains(&x.r0[e], r0)) {
+					char buf[200];
+
+					absint_format(&x.r0[e], buf, sizeof(buf));
+					dump_fail(text, mem);
+					ck_abort_msg("program %u r%u: exit at slot %u returns %#llx, not in %s",
+						     t, k, slot, (unsigned long long)r0, buf);
+				}
+				nchecks++;
+			}
+			free(insns);
+			free(raw);
+			arena_free(a);
+		}
+	}
+	/* the oracle compared something: most exits are not constants */
+	printf("random programs: %u containment checks, %u exits constant, %u of %u asserts proved (%u runs under a true assume)\n",
+	       nchecks, nexact, nproved, nprogs * 10, nassumed);
+	ck_assert_uint_gt(nproved, nprogs);
+	ck_assert_uint_eq(nchecks, nprogs * 10 * 8);
+}
+END_TEST
+
+/* ---- what the walk must prove, and what it must not ----------------------
+ *
+ * Each case is a program reading MEM_LEN bytes at r1 and, at every exit,
+ * asserts `r0 OP K` (up to two), after an optional assume `rA OP K` (the
+ * lift's exit hook emits them, as the instrumentation does for a spec).
+ * A case that must not be proved carries a witness input whose run
+ * violates an assert: proving it would be unsound. A case that must be
+ * proved is run on random inputs too, so that its asserts are true. */
+struct cond { unsigned op; int64_t k; };
+
+struct pcase {
+	const char *name, *text;
+	struct cond assume;       /* op 0: none */
+	unsigned assume_reg;
+	struct cond asserts[2];   /* op 0: unused */
+	bool proves;
+	uint8_t witness[16];      /* !proves: the first bytes of a violating input */
+};
+
+static const struct pcase pcases[] = {
+	{ "and mask", "ldxb %r0, [%r1]\nand %r0, 15\nexit\n", {0}, 0,
+	  { { ISA_JLE, 15 } }, true, {0} },
+	{ "and a bit too many", "ldxb %r0, [%r1]\nand %r0, 16\nexit\n", {0}, 0,
+	  { { ISA_JLE, 15 } }, false, { 0x10 } },
+	{ "branch bound", "ldxw %r0, [%r1]\njle %r0, 100, ok\nmov %r0, 7\nok:\nexit\n", {0}, 0,
+	  { { ISA_JLE, 100 } }, true, {0} },
+	{ "branch bound off by one", "ldxw %r0, [%r1]\njle %r0, 100, ok\nmov %r0, 7\nok:\nexit\n",
+	  {0}, 0, { { ISA_JLT, 100 } }, false, { 100 } },
+	{ "add32 zero-extends", "ldxdw %r0, [%r1]\nadd32 %r0, 1\nexit\n", {0}, 0,
+	  { { ISA_JLE, 0xffffffffll } }, true, {0} },
+	{ "add32 wraps", "ldxw %r0, [%r1]\nadd32 %r0, 1\nexit\n", {0}, 0,
+	  { { ISA_JGE, 1 } }, false, { 0xff, 0xff, 0xff, 0xff } },
+	{ "jmp32 on a u32", "ldxw %r0, [%r1]\njlt32 %r0, 10, ok\nmov %r0, 0\nok:\nexit\n", {0}, 0,
+	  { { ISA_JLT, 10 } }, true, {0} },
+	{ "jmp32 leaves the high half", "ldxdw %r0, [%r1]\njlt32 %r0, 10, ok\nmov %r0, 0\nok:\nexit\n",
+	  {0}, 0, { { ISA_JLT, 10 } }, false, { 0, 0, 0, 0, 1 } },
+	{ "signed bound is not unsigned", "ldxdw %r0, [%r1]\njslt %r0, 10, ok\nmov %r0, 0\nok:\nexit\n",
+	  {0}, 0, { { ISA_JLE, 9 } }, false, { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } },
+	{ "signed bound", "ldxdw %r0, [%r1]\njslt %r0, 10, ok\nmov %r0, 0\nok:\nexit\n",
+	  {0}, 0, { { ISA_JSLE, 9 } }, true, {0} },
+	{ "sign-extended byte", "ldxb %r0, [%r1]\nmovsx864 %r0, %r0\nexit\n", {0}, 0,
+	  { { ISA_JSGE, -128 }, { ISA_JSLE, 127 } }, true, {0} },
+	{ "sign-extended byte is not unsigned", "ldxb %r0, [%r1]\nmovsx864 %r0, %r0\nexit\n", {0},
+	  0, { { ISA_JLE, 255 } }, false, { 0x80 } },
+	{ "arsh of a signed byte", "ldxsb %r0, [%r1]\narsh %r0, 7\nexit\n", {0}, 0,
+	  { { ISA_JSGE, -1 }, { ISA_JSLE, 0 } }, true, {0} },
+	{ "arsh32 sign-extends the low half", "ldxw %r0, [%r1]\narsh32 %r0, 1\nexit\n", {0}, 0,
+	  { { ISA_JLE, 0x7fffffff } }, false, { 0, 0, 0, 0x80 } },
+	{ "be16 of a u16", "ldxh %r0, [%r1]\nbe16 %r0\nexit\n", {0}, 0,
+	  { { ISA_JLE, 0xffff } }, true, {0} },
+	{ "bswap32 moves the high byte down", "ldxb %r0, [%r1]\nlsh %r0, 24\nbswap32 %r0\nexit\n",
+	  {0}, 0, { { ISA_JLE, 0xff } }, true, {0} },
+	{ "mod by a constant", "ldxdw %r0, [%r1]\nmod %r0, 10\nexit\n", {0}, 0,
+	  { { ISA_JLT, 10 } }, true, {0} },
+	{ "mod by zero keeps the dividend", "ldxb %r0, [%r1]\nldxb %r2, [%r1+1]\nmod %r0, %r2\nexit\n",
+	  {0}, 0, { { ISA_JLE, 254 } }, false, { 0xff, 0 } },
+	{ "div by zero is zero", "ldxb %r0, [%r1]\nldxb %r2, [%r1+1]\ndiv %r0, %r2\nexit\n", {0},
+	  0, { { ISA_JLE, 255 } }, true, {0} },
+	{ "mul overflows 32 bits", "ldxw %r0, [%r1]\nmul %r0, %r0\nexit\n", {0}, 0,
+	  { { ISA_JLE, 0xffffffffll } }, false, { 0, 0, 1 } },
+	{ "rsh by 60", "ldxdw %r0, [%r1]\nrsh %r0, 60\nexit\n", {0}, 0,
+	  { { ISA_JLE, 15 } }, true, {0} },
+	{ "shift by a register, masked", "ldxdw %r0, [%r1]\nldxb %r2, [%r1+8]\nrsh %r0, %r2\nexit\n",
+	  {0}, 0, { { ISA_JLE, 0x7fffffffffffffffll } }, false, { 0, 0, 0, 0, 0, 0, 0, 0x80, 64 } },
+	{ "neg of INT64_MIN", "ldxdw %r0, [%r1]\njsge %r0, 0, ok\nneg %r0\nok:\nexit\n", {0}, 0,
+	  { { ISA_JSGE, 0 } }, false, { 0, 0, 0, 0, 0, 0, 0, 0x80 } },
+	{ "both arms bound the phi",
+	  "ldxb %r2, [%r1]\nmov %r0, 3\njgt %r2, 5, l\nmov %r0, 4\nl:\nexit\n", {0}, 0,
+	  { { ISA_JGE, 3 }, { ISA_JLE, 4 } }, true, {0} },
+	{ "one arm leaves the phi unbounded",
+	  "ldxb %r2, [%r1]\nldxdw %r0, [%r1+8]\njgt %r2, 5, l\nand %r0, 7\nl:\nexit\n", {0}, 0,
+	  { { ISA_JLE, 7 } }, false, { 6, 0, 0, 0, 0, 0, 0, 0, 8 } },
+	{ "an infeasible path",
+	  "ldxb %r0, [%r1]\njgt %r0, 300, bad\nexit\nbad:\nmov %r0, 1000\nexit\n", {0}, 0,
+	  { { ISA_JLE, 255 } }, true, {0} },
+	{ "a feasible path", "ldxh %r0, [%r1]\njgt %r0, 300, bad\nexit\nbad:\nmov %r0, 1000\nexit\n",
+	  {0}, 0, { { ISA_JLE, 300 } }, false, { 0x2d, 0x01 } },
+	{ "assumed at the exit", "ldxb %r2, [%r1]\nmov %r0, %r2\nexit\n", { ISA_JLE, 9 }, 2,
+	  { { ISA_JLT, 10 } }, true, {0} },
+	{ "assumed of another value", "ldxb %r2, [%r1]\nldxb %r0, [%r1+1]\nexit\n", { ISA_JLE, 9 },
+	  2, { { ISA_JLT, 10 } }, false, { 0, 10 } },
+	{ "a stored byte", "ldxdw %r0, [%r1]\nstxdw [%r10-8], %r0\nmov %r3, 0\n"
+	  "stxb [%r10-8], %r3\nldxdw %r0, [%r10-8]\nexit\n", {0}, 0, { { ISA_JNE, 1 } }, true, {0} },
+	{ "a stored byte elsewhere", "ldxdw %r0, [%r1]\nstxdw [%r10-8], %r0\nmov %r3, 0\n"
+	  "stxb [%r10-7], %r3\nldxdw %r0, [%r10-8]\nexit\n", {0}, 0, { { ISA_JNE, 1 } }, false,
+	  { 1 } },
+	{ "jset clears the bit", "ldxb %r0, [%r1]\njset %r0, 4, l\nexit\nl:\nmov %r0, 0\nexit\n",
+	  {0}, 0, { { ISA_JNE, 4 } }, true, {0} },
+	{ "jset with two bits", "ldxb %r0, [%r1]\njset %r0, 6, l\nmov %r0, 1\nexit\nl:\nexit\n",
+	  {0}, 0, { { ISA_JNE, 2 } }, false, { 2 } },
+};
+
+struct hook_arg { const struct pcase *c; };
+
+static void hook_exit(void *arg, struct ssa_lift *l, uint32_t r0)
+{
+	const struct pcase *c = ((struct hook_arg *)arg)->c;
+	unsigned i;
+
+	if (c->assume.op)
+		ssa_emit_assume(l, ssa_emit_cmp(l, c->assume.op, ssa_reg(l, c->assume_reg),
+						ssa_emit_const(l, (uint64_t)c->assume.k)));
+	for (i = 0; i < 2 && c->asserts[i].op; i++)
+		ssa_emit_assert(l, ssa_emit_cmp(l, c->asserts[i].op, r0,
+						ssa_emit_const(l, (uint64_t)c->asserts[i].k)), i, 0);
+}
+
+/* every assert of C true of the run on MEM (or its assume false) */
+static bool case_holds(const struct pcase *c, struct insn *insns, uint32_t n, const uint8_t *mem)
+{
+	struct regs_at_exit rx;
+	unsigned i;
+
+	run_concrete_regs(insns, n, mem, &rx);
+	if (c->assume.op && !ref_cond(c->assume.op, true, rx.regs[c->assume_reg],
+				      (uint64_t)c->assume.k))
+		return true;
+	for (i = 0; i < 2 && c->asserts[i].op; i++)
+		if (!ref_cond(c->asserts[i].op, true, rx.regs[0], (uint64_t)c->asserts[i].k))
+			return false;
+	return true;
+}
+
+START_TEST(prove_cases)
+{
+	unsigned i, j;
+
+	for (i = 0; i < ARRAY_SIZE(pcases); i++) {
+		const struct pcase *c = &pcases[i];
+		struct hook_arg ha = { c };
+		const struct ssa_hooks hooks = { .arg = &ha, .exit = hook_exit };
+		struct ssa_opts so = { .hooks = &hooks };
+		struct arena *a = arena_new();
+		struct ssa_prog *p = NULL;
+		struct diag d = {0};
+		struct absint_result r;
+		struct bpf_insn *raw;
+		struct insn *insns;
+		uint8_t mem[MEM_LEN] = {0};
+		char err[256];
+		uint32_t n;
+
+		ck_assert_msg(asm_assemble_alloc(c->text, c->name, 1, &raw, &n, err, sizeof(err)) >= 0,
+			      "%s", err);
+		insns = calloc(n, sizeof(*insns));
+		ck_assert(insns);
+		ck_assert_int_eq(insn_decode(raw, n, insns, c->name, "program", &d), 0);
+		ck_assert_int_eq(ssa_build_code(insns, n, &so, a, &d, &p), 0);
+		ck_assert_msg(!p->unsupported, "%s: %s", c->name, p->unsupported);
+		absint_prove(p, NULL, &r);
+		if (c->proves) {
+			ck_assert_msg(r.verdict == ABSINT_PROVED, "%s: not proved: %s", c->name,
+				      r.reason);
+			ck_assert_str_eq(r.reason, "");
+			for (j = 0; j < 2000; j++) {
+				struct gen g = { .nimms = 0 };
+
+				gen_input(&g, mem);
+				MUST(case_holds(c, insns, n, mem), "%s: an assert fails", c->name);
+			}
+		} else {
+			memcpy(mem, c->witness, sizeof(c->witness));
+			ck_assert_msg(!case_holds(c, insns, n, mem), "%s: the witness holds", c->name);
+			ck_assert_msg(r.verdict == ABSINT_UNKNOWN, "%s: proved, but the witness fails",
+				      c->name);
+			ck_assert_msg(!strncmp(r.reason, "assert v", 8) && strstr(r.reason, "may be 0"),
+				      "%s: %s", c->name, r.reason);
+		}
+		free(insns);
+		free(raw);
+		arena_free(a);
+	}
+}
+END_TEST
+
 int main(void)
 {
+	const char *seed = getenv("ABSINT_SEED"), *progs = getenv("ABSINT_PROGRAMS");
 	Suite *s = suite_create("absint");
 	TCase *tc = tcase_create("domain");
 	SRunner *sr;
 	int nf;
 
-	tcase_set_timeout(tc, 120);
+	if (seed)
+		rng = strtoull(seed, NULL, 0) ? strtoull(seed, NULL, 0) : 1;
+	if (progs)
+		nprogs = (unsigned)strtoul(progs, NULL, 0);
+	tcase_set_timeout(tc, progs ? 0 : 120);
 	tcase_add_test(tc, transfer_exact);
 	tcase_add_test(tc, random_alu_sound);
 	tcase_add_test(tc, random_unary_sound);
+	tcase_add_test(tc, random_programs_sound);
+	tcase_add_test(tc, prove_cases);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

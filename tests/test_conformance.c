@@ -9,8 +9,12 @@
  * with its reason, then exactly one summary line
  *     conformance NAME: P/313 passed, S skipped
  * and fails unless every runner saw all 313 vectors, P + S == 313, no
- * vector failed and every skip gave a reason. Another runner (the Z3
- * encoding) plugs in as one more row of `runners`.
+ * vector failed and every skip gave a reason. The runners: the
+ * interpreter, the Z3 encoding, and the abstract-interpretation pre-pass
+ * (absint.h: r0's abstract value must contain the result; the lift has
+ * already folded unsigned ALU ops on two constants, so what the pass itself
+ * computes here is signed div/mod, ARSH, unary ops, jumps on constants,
+ * stack bytes, atomics, and everything after a load of "-- mem").
  *
  * The environment of a vector (from the README): r1 = the address of a copy
  * of "-- mem" and r2 = its length (both 0 without mem), r10 = the top of a
@@ -21,6 +25,7 @@
  * returns 0 the program stops at once with r0 = 0. Both vectors pass
  * r1 = -1, so only the "continue" branch is exercised; they then expect 2.
  */
+#include "absint.h"
 #include "asm.h"
 #include "interp.h"
 #include "smt.h"
@@ -229,9 +234,85 @@ static enum verdict run_smt(const struct vector *v, char *why, size_t len)
 	return verdict;
 }
 
+/* ---- the absint runner (the pre-pass's domain, absint.h) ------------- */
+
+/* The pre-pass walks every path of the lift: a vector passes when the walk
+ * completes (no unwinding marker, in the budget), reaches an exit, and the
+ * join of r0 over the exits contains the expected result. That is the
+ * soundness of every transfer function the vector uses; memory is "any
+ * value" of the load's width, so vectors reading "-- mem" are only checked
+ * for containment; every other vector must give r0 as exactly the expected
+ * constant (all its values are constants: folding must be exact). */
+
+static unsigned absint_exact;
+
+static bool absint_try(const struct vector *v, unsigned bound, enum verdict *out, char *why,
+		       size_t len)
+{
+	struct arena *a = arena_new();
+	struct ssa_opts o = { .loop_bound = bound };
+	struct diag d = {0};
+	struct ssa_prog *p = NULL;
+	struct absint_result r;
+	char buf[160];
+	uint64_t c;
+	bool again = false;
+
+	*out = V_FAIL;
+	if (ssa_build_code(v->insns, v->t.ninsns, &o, a, &d, &p) < 0) {
+		snprintf(why, len, "ssa_build_code failed");
+	} else if (p->unsupported) {
+		*out = V_SKIP;
+		snprintf(why, len, "the lift does not model it: %s", p->unsupported);
+	} else {
+		absint_prove(p, NULL, &r);
+		absint_format(&r.r0, buf, sizeof(buf));
+		again = r.verdict != ABSINT_PROVED && r.unwinds;
+		if (r.verdict != ABSINT_PROVED)
+			snprintf(why, len, "loop bound %u: %s", bound, r.reason);
+		else if (!r.exits)
+			snprintf(why, len, "no exit reached");
+		else if (!absint_contains(&r.r0, v->t.result))
+			snprintf(why, len, "r0 is %s, which lacks the expected 0x%llx", buf,
+				 (unsigned long long)v->t.result);
+		else
+			*out = V_PASS;
+		if (*out == V_PASS && absint_is_const(&r.r0, &c)) {
+			absint_exact++;
+		} else if (*out == V_PASS && !v->t.has_mem) {
+			*out = V_FAIL;
+			snprintf(why, len, "r0 is %s: not the constant 0x%llx (no memory is read)",
+				 buf, (unsigned long long)v->t.result);
+		}
+	}
+	arena_free(a);
+	return again;
+}
+
+static enum verdict run_absint(const struct vector *v, char *why, size_t len)
+{
+	static const unsigned bounds[] = { SSA_DEFAULT_LOOP_BOUND, 256, 1024 };
+	enum verdict verdict = V_FAIL;
+	size_t i;
+
+	if (v->t.error) {
+		snprintf(why, len, "expects an error: not a property of r0");
+		return V_SKIP;
+	}
+	if (!v->decoded) {
+		snprintf(why, len, "decode: %s", v->decode_msg);
+		return V_FAIL;
+	}
+	for (i = 0; i < ARRAY_SIZE(bounds); i++)
+		if (!absint_try(v, bounds[i], &verdict, why, len))
+			break;
+	return verdict;
+}
+
 static const struct runner runners[] = {
 	{ "interpreter", run_interp },
 	{ "smt", run_smt },
+	{ "absint", run_absint },
 };
 
 /* ---- loading ---------------------------------------------------------- */
@@ -345,6 +426,7 @@ int main(int argc, char **argv)
 		if (fail[k] || pass[k] + skip[k] != NVECTORS)
 			bad++;
 	}
+	printf("conformance absint: r0 exact in %u\n", absint_exact);
 	for (i = 0; i < loaded; i++)
 		free_vector(&vecs[i]);
 	for (i = 0; i < n; i++)
