@@ -503,25 +503,33 @@ static void gen_input(const struct gen *g, uint8_t *mem)
 	}
 }
 
-/* Run INSNS on MEM: the exit slot and r0 (false: it did not exit). */
-static bool run_concrete(struct insn *insns, uint32_t n, const uint8_t *mem, uint32_t *slot,
-			 uint64_t *r0, char *msg, size_t len)
+/* Run INSNS on MEM (r1 = its address, r2 = its length) with ENV's hooks. */
+static void run_on(struct insn *insns, uint32_t n, const uint8_t *mem,
+		   const struct interp_env *env, struct interp_result *r)
 {
 	struct insn *secs[1] = { insns };
 	uint32_t nslots[1] = { n };
 	uint64_t args[5] = {0};
-	struct interp_result r;
 	struct interp ip;
 	int m;
 
-	MUST(interp_init(&ip, secs, nslots, 1, NULL) == 0, "interp_init");
+	MUST(interp_init(&ip, secs, nslots, 1, env) == 0, "interp_init");
 	m = interp_add_region(&ip, INTERP_MEM_USER, "mem", 0, MEM_LEN, NULL, true);
 	MUST(m >= 0, "interp_add_region");
 	memcpy(interp_region(&ip, m)->bytes, mem, MEM_LEN);
 	args[0] = interp_region(&ip, m)->base;
 	args[1] = MEM_LEN;
-	interp_run(&ip, 0, 0, args, &r);
+	interp_run(&ip, 0, 0, args, r);
 	interp_fini(&ip);
+}
+
+/* Run INSNS on MEM: the exit slot and r0 (false: it did not exit). */
+static bool run_concrete(struct insn *insns, uint32_t n, const uint8_t *mem, uint32_t *slot,
+			 uint64_t *r0, char *msg, size_t len)
+{
+	struct interp_result r;
+
+	run_on(insns, n, mem, NULL, &r);
 	*slot = r.slot;
 	*r0 = r.r0;
 	snprintf(msg, len, "%s", r.msg);
@@ -542,22 +550,10 @@ static void keep_regs(void *arg, int sec, uint32_t slot, const uint64_t regs[ISA
 static void run_concrete_regs(struct insn *insns, uint32_t n, const uint8_t *mem,
 			      struct regs_at_exit *rx)
 {
-	struct insn *secs[1] = { insns };
-	uint32_t nslots[1] = { n };
 	struct interp_env env = { .arg = rx, .on_insn = keep_regs };
-	uint64_t args[5] = {0};
 	struct interp_result r;
-	struct interp ip;
-	int m;
 
-	MUST(interp_init(&ip, secs, nslots, 1, &env) == 0, "interp_init");
-	m = interp_add_region(&ip, INTERP_MEM_USER, "mem", 0, MEM_LEN, NULL, true);
-	MUST(m >= 0, "interp_add_region");
-	memcpy(interp_region(&ip, m)->bytes, mem, MEM_LEN);
-	args[0] = interp_region(&ip, m)->base;
-	args[1] = MEM_LEN;
-	interp_run(&ip, 0, 0, args, &r);
-	interp_fini(&ip);
+	run_on(insns, n, mem, &env, &r);
 	MUST(r.status == INTERP_EXIT && rx->regs[0] == r.r0, "run_concrete_regs: %s", r.msg);
 }
 

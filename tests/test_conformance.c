@@ -214,7 +214,12 @@ out:
 	return again;
 }
 
-static enum verdict run_smt(const struct vector *v, char *why, size_t len)
+/* A lift-based runner: TRY at growing loop bounds while it asks for more
+ * (the walk or the encoding met an unwinding marker). */
+typedef bool (*try_fn)(const struct vector *v, unsigned bound, enum verdict *out, char *why,
+		       size_t len);
+
+static enum verdict run_bounded(const struct vector *v, try_fn try, char *why, size_t len)
 {
 	static const unsigned bounds[] = { SSA_DEFAULT_LOOP_BOUND, 256, 1024 };
 	enum verdict verdict = V_FAIL;
@@ -229,9 +234,14 @@ static enum verdict run_smt(const struct vector *v, char *why, size_t len)
 		return V_FAIL;
 	}
 	for (i = 0; i < ARRAY_SIZE(bounds); i++)
-		if (!smt_try(v, bounds[i], &verdict, why, len))
+		if (!try(v, bounds[i], &verdict, why, len))
 			break;
 	return verdict;
+}
+
+static enum verdict run_smt(const struct vector *v, char *why, size_t len)
+{
+	return run_bounded(v, smt_try, why, len);
 }
 
 /* ---- the absint runner (the pre-pass's domain, absint.h) ------------- */
@@ -291,22 +301,7 @@ static bool absint_try(const struct vector *v, unsigned bound, enum verdict *out
 
 static enum verdict run_absint(const struct vector *v, char *why, size_t len)
 {
-	static const unsigned bounds[] = { SSA_DEFAULT_LOOP_BOUND, 256, 1024 };
-	enum verdict verdict = V_FAIL;
-	size_t i;
-
-	if (v->t.error) {
-		snprintf(why, len, "expects an error: not a property of r0");
-		return V_SKIP;
-	}
-	if (!v->decoded) {
-		snprintf(why, len, "decode: %s", v->decode_msg);
-		return V_FAIL;
-	}
-	for (i = 0; i < ARRAY_SIZE(bounds); i++)
-		if (!absint_try(v, bounds[i], &verdict, why, len))
-			break;
-	return verdict;
+	return run_bounded(v, absint_try, why, len);
 }
 
 static const struct runner runners[] = {
