@@ -3,7 +3,8 @@
 completion agree with --help.
 
 Every option of `bpf-invcheck --help` has an entry (.TP tag) in
-docs/bpf-invcheck.1 and vice versa, and the bash completion offers exactly
+docs/bpf-invcheck.1 and vice versa, a row of README.md's options table
+(but --help and --version), and the bash completion offers exactly
 those options: when you add an option, document it there. The page renders
 without warnings (when groff is installed), meson installs it as
 share/man/man1/bpf-invcheck.1 and the completion under
@@ -50,6 +51,12 @@ for o in sorted(help_opts - man_opts):
     check(False, f"option {o} is in --help but not in docs/bpf-invcheck.1: add a .TP entry under OPTIONS")
 for o in sorted(man_opts - help_opts):
     check(False, f"option {o} is in docs/bpf-invcheck.1 but not in --help: remove it or add it to usage()")
+
+# the README's options table names every option but --help and --version
+readme = open(f"{SRC}/README.md").read()
+for o in sorted(help_opts - {"--help", "--version", "-h", "-V"}):
+    check(re.search(r"(\| |, )`" + re.escape(o) + r"[`= ]", readme) is not None,
+          f"option {o} is in --help but not in README.md's options table")
 
 comp = open(f"{SRC}/completions/bpf-invcheck.bash").read()
 m = re.search(r'local opts="([^"]*)"', comp)
