@@ -8,9 +8,11 @@
  * Arguments: the example objects.
  */
 #include "asm.h"
+#include "checker.h"
 #include "pipeline.h"
 #include "replay.h"
 #include "replay_priv.h"
+#include "smt.h"
 
 #include <check.h>
 #include <errno.h>
@@ -971,6 +973,104 @@ START_TEST(interp_load_unmapped_hook)
 }
 END_TEST
 
+/* Accesses outside the memory of a counterexample's inputs. The replay's
+ * context is a region of SMT_CTX_SIZE bytes, the encoder's was an
+ * unbounded array: a load at ctx - 5 (fuzz_check: tailcall's tail_tcp
+ * with the offset of its data load damaged) read free bytes there, the
+ * replay's load fell outside every region and was answered from the
+ * kernel loads: "diverged", an internal error. Accesses outside the
+ * context or at an offset that is not constant (the verifier rejects
+ * both) are not modelled now, by the encoder and its precheck alike; the
+ * last word inside is modelled. An unchecked packet access too far past
+ * the packet (or before it) is found in the model's run (cex.c): unknown,
+ * not a counterexample that cannot replay. */
+static const char *verdict_of(const char *text, enum check_verdict *verdict, const char **pre)
+{
+	struct aprog *p = aprog(text);
+	struct mon_check *c = check_new(0);
+	struct mon_handler *h = on(c, SPEC_EV_EXIT, -1);
+	struct check_opts co = { .loop_bound = 2, .timeout_ms = 10000, .no_search = true,
+				 .no_absint = true };
+	struct ssa_opts so = { .loop_bound = 2 };
+	struct diag d = {0};
+	struct smt_precheck pc;
+	struct check_result r;
+	struct ssa_prog *sp;
+	static char reason[sizeof(r.reason)];
+
+	p->func.prog_type = BPF_PROG_TYPE_XDP;
+	c->prog = "prog";
+	c->inv = "small_ret";
+	c->name = "prog.small_ret";
+	c->file = "test.inv";
+	c->asserts = arena_alloc(A, sizeof(*c->asserts));
+	c->asserts[0] = (struct mon_assert){ .file = "test.inv", .msg = "r", .text = "ret < 3" };
+	c->nasserts = 1;
+	add(h, sassert(0, bin(SPEC_BIN_LT, ex(MON_RET, 0), num(3))));
+	ck_assert_int_eq(ssa_build(&p->o, 0, p->l.insns, &so, A, &d, &sp), 0);
+	ck_assert_ptr_null(sp->unsupported);
+	smt_precheck(sp, A, &pc);
+	*pre = pc.unsupported ? pc.unsupported : "";
+	check_run(&p->l, c, &co, &r);
+	*verdict = r.verdict;
+	snprintf(reason, sizeof(reason), "%s", r.reason);
+	check_result_free(&r);
+	return reason;
+}
+
+START_TEST(accesses_outside_are_not_modelled)
+{
+	static const char outside[] = "a context access outside the context (the verifier rejects it)";
+	static const char *const cases[] = {
+		/* the fuzzer's program, reduced: a pointer loaded from ctx - 5 */
+		"ldxw %r2, [%r1-5]\nldxb %r0, [%r2+12]\nexit\n",
+		/* the first byte past the context, a word across its end, the
+		 * offset added first, a store and an atomic before it */
+		"ldxb %r0, [%r1+256]\nexit\n",
+		"ldxw %r0, [%r1+253]\nexit\n",
+		"add %r1, 200\nldxdw %r0, [%r1+49]\nexit\n",
+		"mov %r0, 0\nstw [%r1-4], 0\nexit\n",
+		"mov %r0, 0\nmov %r2, 1\nlock add [%r1-8], %r2\nexit\n",
+	};
+	enum check_verdict v;
+	const char *pre;
+	char want[300];
+	unsigned i;
+
+	snprintf(want, sizeof(want), "not modelled: %s", outside);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_str_eq(verdict_of(cases[i], &v, &pre), want);
+		ck_assert_int_eq(v, CHECK_UNKNOWN);
+		ck_assert_str_eq(pre, outside);
+	}
+	/* an offset from the context's bytes: not constant */
+	ck_assert_str_eq(verdict_of("ldxb %r2, [%r1+16]\nadd %r1, %r2\nldxb %r0, [%r1+0]\nexit\n",
+				    &v, &pre),
+			 "not modelled: a context access at an offset that is not constant (the verifier rejects it)");
+	ck_assert_str_eq(pre, "a context access at an offset that is not constant (the verifier rejects it)");
+	/* the last word inside is modelled: a counterexample that replays */
+	ck_assert_str_eq(verdict_of("ldxw %r0, [%r1+252]\nexit\n", &v, &pre), "");
+	ck_assert_int_eq(v, CHECK_VIOLATED);
+	ck_assert_str_eq(pre, "");
+	/* unchecked packet loads: 500 bytes past data (the model's packet is
+	 * shorter: at most 64 bytes preferred) and 300 before it (data is 256
+	 * past the packet's base) */
+	ck_assert_str_eq(verdict_of("ldxw %r2, [%r1+0]\nldxb %r0, [%r2+500]\nexit\n", &v, &pre),
+			 "not modelled: a load of 1 bytes at 0x400002f4 through a pointer into the packet "
+			 "outside its memory on the model's path (the verifier rejects it)");
+	ck_assert_int_eq(v, CHECK_UNKNOWN);
+	ck_assert_str_eq(pre, "");
+	ck_assert_str_eq(verdict_of("ldxw %r2, [%r1+0]\nldxb %r0, [%r2-300]\nexit\n", &v, &pre),
+			 "not modelled: a load of 1 bytes at 0x3fffffd4 through a pointer into the packet "
+			 "outside its memory on the model's path (the verifier rejects it)");
+	/* a checked one is modelled */
+	ck_assert_str_eq(verdict_of("ldxw %r2, [%r1+0]\nldxw %r3, [%r1+4]\nmov %r0, 0\n"
+				    "mov %r4, %r2\nadd %r4, 501\njgt %r4, %r3, +1\n"
+				    "ldxb %r0, [%r2+500]\nexit\n", &v, &pre), "");
+	ck_assert_int_eq(v, CHECK_VIOLATED);
+}
+END_TEST
+
 START_TEST(replay_reads_in_order)
 {
 	struct aprog *p = aprog("lddw %r1, 0xdead0000\nldxw %r0, [%r1+4]\n"
@@ -1360,6 +1460,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, globals_from_the_object_or_the_cex);
 	tcase_add_test(tc, interp_load_unmapped_hook);
 	tcase_add_test(tc, replay_reads_in_order);
+	tcase_add_test(tc, accesses_outside_are_not_modelled);
 	tcase_add_test(tc, bpf_loop_in_asm);
 	tcase_add_test(tc, xdp_fw_ssh_passes);
 	tcase_add_test(tc, loop_sum_bpf_loop_and_globals);
