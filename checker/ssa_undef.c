@@ -14,16 +14,19 @@
  * undefined result. A use is an error when a byte it reads is in the mask:
  * a memory access through the value, a value stored to memory other than
  * the stack, a branch operand, a value a monitor asserts or assumes (ret,
- * argN of a call). Not uses: spills to the stack (slot updates), helper
- * arguments (helper_arity.h counts variadic ones the kernel never checks,
- * bpf_trace_printk's), the exit value (void struct_ops callbacks exit with
- * r0 unset; a monitor reading ret is a use), memory operands of calls.
+ * argN of a call), the argument registers a helper's prototype names
+ * (helper_arity.h: not the variadic ones of bpf_trace_printk, which the
+ * kernel never checks). Not uses: spills to the stack (slot updates), kfunc
+ * arguments, the exit value (void struct_ops callbacks exit with r0 unset;
+ * a monitor reading ret is a use), memory operands of calls.
  * "Must" keeps programs the verifier accepts checked: a value undefined on
  * some paths only (a phi of undef and a register) is accepted, as the
  * verifier does for correlated branches; docs/architecture.md says what
  * that leaves.
  */
 #include "ssa_priv.h"
+
+#include "helper_arity.h"
 
 #include <stdlib.h>
 
@@ -104,6 +107,20 @@ static uint8_t mask_of(const uint8_t *m, const struct ssa_insn *v)
 	return 0;
 }
 
+/* The argument registers helper call V reads: the parameters of its
+ * prototype before any `...` (bpf_trace_printk's variadic ones are not
+ * checked by the kernel), 0 for a kfunc or a helper libbpf does not know
+ * (their arguments stay unchecked). */
+static unsigned helper_reads(const struct ssa_insn *v)
+{
+	unsigned n;
+
+	if (v->ref.kind == INSN_REF_KFUNC || v->imm < 0 || v->imm >= HELPER_ARITY_MAX)
+		return 0;
+	n = helper_named_args[v->imm];
+	return n <= helper_arity[v->imm] && n <= 5 ? n : 0;
+}
+
 static const char *use_of(const uint8_t *m, const struct ssa_insn *v)
 {
 	static const char access[] =
@@ -125,6 +142,10 @@ static const char *use_of(const uint8_t *m, const struct ssa_insn *v)
 		return v->nargs && m[v->args[0]] ? access : NULL;
 	case SSA_SLOTSTORE:
 		return v->nargs > 1 && m[v->args[1]] ? access : NULL;
+	case SSA_CALL:     /* the verifier: "R1 !read_ok" */
+		return any(m, v, 0, helper_reads(v))
+			? "a helper call with an argument register that is not initialised on its path"
+			: NULL;
 	case SSA_ASSERT:
 	case SSA_ASSUME:
 		return any(m, v, 0, v->nargs)
@@ -141,7 +162,6 @@ static const char *use_of(const uint8_t *m, const struct ssa_insn *v)
 	case SSA_EXTRACT:
 	case SSA_INSERT:
 	case SSA_SELECT:
-	case SSA_CALL:
 	case SSA_HAVOC:
 	case SSA_TAILRET:
 	case SSA_PHI:
