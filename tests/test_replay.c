@@ -1019,6 +1019,44 @@ static const char *verdict_of(const char *text, enum check_verdict *verdict, con
 	return reason;
 }
 
+/* ssa_undef.c: a kfunc's argument registers (its BTF prototype's
+ * parameters) must be set; without a prototype they are not checked. */
+static const char *kfunc_lift(const char *proto, const char *text)
+{
+	struct aprog *p = aprog(text);
+	struct ssa_opts so = { .loop_bound = 2 };
+	struct diag d = {0};
+	struct ssa_prog *sp;
+	uint32_t i;
+
+	p->kf.proto = proto;
+	for (i = 0; i < p->sec.nslots; i++)      /* as insn_resolve() does */
+		if (p->insns[i].op == ISA_CALL && p->insns[i].src == 2)
+			p->insns[i].ref = (struct insn_ref){ .kind = INSN_REF_KFUNC, .index = 0 };
+	ck_assert_int_eq(ssa_build(&p->o, 0, p->l.insns, &so, A, &d, &sp), 0);
+	return sp->unsupported ? sp->unsupported : "";
+}
+
+START_TEST(kfunc_arguments_must_be_set)
+{
+	static const char unset[] = "a kfunc call with an argument register that is not initialised on its path";
+	/* the second call: r1-r5 are unset after the first, r1 is set again */
+	static const char one[] = "call kfunc 0\nmov %r1, 1\ncall kfunc 0\nmov %r0, 0\nexit\n";
+	static const char two[] = "call kfunc 0\nmov %r1, 1\nmov %r2, 2\ncall kfunc 0\nmov %r0, 0\nexit\n";
+	static const char none[] = "call kfunc 0\ncall kfunc 0\nmov %r0, 0\nexit\n";
+
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64, u64)", one), unset);
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64, u64)", two), "");
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64 (*)(u64, u64), u64)", one), unset);
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64 (*)(u64, u64), u64)", two), "");
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64, ...)", one), "");
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64)", one), "");
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64)", none), unset);
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(void)", none), "");
+	ck_assert_str_eq(kfunc_lift(NULL, none), "");
+}
+END_TEST
+
 /* The bound insns <= BOUND of TEXT (an XDP program), with Z3. */
 static void bound_of(const char *text, uint64_t bound, struct check_result *r)
 {
@@ -1524,6 +1562,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, replay_reads_in_order);
 	tcase_add_test(tc, accesses_outside_are_not_modelled);
 	tcase_add_test(tc, worst_case_outside_is_not_reported);
+	tcase_add_test(tc, kfunc_arguments_must_be_set);
 	tcase_add_test(tc, bpf_loop_in_asm);
 	tcase_add_test(tc, xdp_fw_ssh_passes);
 	tcase_add_test(tc, loop_sum_bpf_loop_and_globals);
