@@ -17,7 +17,6 @@
 #include "xprog.h"
 
 #include <errno.h>
-#include <z3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,11 +50,6 @@ static void load_objects(void)
 	unsigned i;
 
 	trace = getenv("FUZZ_CHECK_TRACE") != NULL;
-	/* Z3's global state (the timer threads of its 100 ms timeouts among
-	 * it) freed before LeakSanitizer's check at exit: the first long run
-	 * ended with 15 KB of indirect leaks allocated in Z3 at exit, no input
-	 * leaking (docs/testing.md, "Leaks in fuzz_check") */
-	atexit(Z3_finalize_memory);
 	obj_arena = arena_new();
 	for (i = 0; i < NOBJ; i++)
 		if (!obj_arena || check_load(obj_paths[i], obj_arena, &d, &objs[i])) {
