@@ -3,7 +3,7 @@
  *
  * The path is the blocks whose guard the model makes true, in topological
  * order (the DAG is loop-free, so that is execution order). Regions get the
- * addresses the encoding fixed (smt.h): the context (CTX_SIZE bytes, with
+ * addresses the encoding fixed (smt.h): the context (SMT_CTX_SIZE bytes, with
  * the packet pointer fields written as the u32 the interpreter loads), the
  * packet from SMT_PKT_BASE up to 64 bytes past the furthest data_end of the
  * path, each global data section, each map value a lookup on the path
@@ -18,10 +18,10 @@
 #include "smt.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CTX_SIZE 256u
 #define PKT_TAIL 64u
 
 struct cx {
@@ -148,7 +148,7 @@ static void setup_regions(struct cx *x)
 	uint32_t b, i, m;
 	struct cex_region *ctx;
 
-	add_region(x, INTERP_MEM_CTX, "ctx", SMT_CTX_BASE, CTX_SIZE, -1, e->mem0r[0], true);
+	add_region(x, INTERP_MEM_CTX, "ctx", SMT_CTX_BASE, SMT_CTX_SIZE, -1, e->mem0r[0], true);
 	ctx = &((struct cex_region *)x->regions.data)[0];
 	if (x->has_pkt) {
 		put_u32(ctx->bytes + x->off_data, (uint32_t)val(x, e->mem_init.data));
@@ -421,6 +421,49 @@ static void walk_path(struct cx *x)
 	}
 }
 
+/* The first load, store or atomic of the path through a pointer into a
+ * memory region (the encoder's unbounded array of the packet, a map value,
+ * a ringbuf reservation) whose bytes are in none of the regions: the
+ * model's run reads or writes memory the program does not have (an
+ * unchecked packet access, an offset added past a map value; the verifier
+ * rejects such programs). The encoder over-approximates that access with
+ * free bytes; the concrete run would fault, so no counterexample can
+ * replay it. Writes WHY and returns true. */
+static bool outside_regions(struct cx *x, char *why, size_t len)
+{
+	const struct cex_region *rg = x->regions.data;
+	uint32_t b, i, k, code;
+	uint64_t addr;
+
+	for (b = 0; b < x->p->nblocks; b++) {
+		if (!x->onpath[b])
+			continue;
+		for (i = 0; i < x->p->blocks[b]->ninsns; i++) {
+			const struct ssa_insn *v = x->p->blocks[b]->insns[i];
+
+			if ((v->kind != SSA_LOAD && v->kind != SSA_STORE && v->kind != SSA_ATOMIC) ||
+			    v->mon || !v->nargs || !x->e->val[v->args[0]])
+				continue;
+			code = x->e->region[v->args[0]];
+			if (code < SMT_REGION_MEM0 || code - SMT_REGION_MEM0 >= x->e->nregions)
+				continue;
+			addr = val(x, x->e->val[v->args[0]]) + (uint64_t)v->imm;
+			for (k = 0; k < x->regions.len; k++)
+				if (addr >= rg[k].base && addr - rg[k].base <= rg[k].size &&
+				    v->size <= rg[k].size - (addr - rg[k].base))
+					break;
+			if (k < x->regions.len)
+				continue;
+			snprintf(why, len, "a %s of %u bytes at 0x%" PRIx64 " through a pointer into the %s "
+				 "outside its memory on the model's path (the verifier rejects it)",
+				 v->kind == SSA_LOAD ? "load" : v->kind == SSA_STORE ? "store" : "atomic",
+				 v->size, addr, x->e->region_name[code - SMT_REGION_MEM0]);
+			return true;
+		}
+	}
+	return false;
+}
+
 _Static_assert(SMT_KSYM_ADDR(7) == REPLAY_KSYM_ADDR(7), "one address for a present ksym");
 
 int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
@@ -431,7 +474,7 @@ int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 			.o = e->p->o, .a = a };
 	struct cex *cx = arena_alloc(a, sizeof(*cx));
 	uint32_t b, i;
-	bool found = site >= 0;
+	bool found = site >= 0, outside;
 
 	x.onpath = calloc(x.p->nblocks, 1);
 	if (!x.onpath)
@@ -455,6 +498,7 @@ int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 	}
 	setup_regions(&x);
 	walk_path(&x);
+	outside = found && !x.failed && outside_regions(&x, why, len);
 	free(x.onpath);
 	if (site >= 0)
 		cx->site = (unsigned)site;
@@ -463,6 +507,8 @@ int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 			 : "a value of the model could not be evaluated");
 		return -EINVAL;
 	}
+	if (outside)
+		return -ERANGE;
 	cx->func = c->func;
 	cx->args[0] = SMT_CTX_BASE;
 	for (i = 2; i <= 5; i++)

@@ -176,6 +176,8 @@ void check_shorter_packet(struct smt *s, const struct smt_prog *e, Z3_ast claim,
 	shorter_of(s, e, claim, &o, false, q);
 }
 
+static void add_notes(struct check_result *r, const char *const *n, unsigned k);
+
 /* An input that runs the worst case, replayed: shown only if the
  * interpreter exits after exactly that many instructions. Q: the query
  * "some exit has more than worst - 1" if already proved (its model is
@@ -186,6 +188,8 @@ static void witness(const struct loaded *l, struct smt *s, const struct smt_prog
 {
 	struct smt_result own;
 	char why[256];
+	const char *note;
+	int err = -EINVAL;
 
 	if (!bad)
 		bad = exceeds(s, e, r->c, r->worst - 1);
@@ -196,9 +200,17 @@ static void witness(const struct loaded *l, struct smt *s, const struct smt_prog
 	}
 	if (q->verdict == SMT_VIOLATED)
 		shorter_packet(s, e, bad, o, q);
-	if (q->verdict == SMT_VIOLATED &&
-	    cex_extract(s, e, q->model, r->c, (int)r->c->bound_site, r->arena, &r->witness,
-			why, sizeof(why)) == 0 &&
+	if (q->verdict == SMT_VIOLATED)
+		err = cex_extract(s, e, q->model, r->c, (int)r->c->bound_site, r->arena,
+				  &r->witness, why, sizeof(why));
+	if (err == -ERANGE) {
+		/* the longest run found is not one a program can make: the
+		 * bound holds, its worst case is not known */
+		r->has_worst = false;
+		r->witness = NULL;
+		note = arena_printf(r->arena, "the worst case is not known: %s", why);
+		add_notes(r, &note, 1);
+	} else if (err == 0 &&
 	    (replay_run(l, r->c, r->witness, &r->wreplay) < 0 ||
 	     r->wreplay.outcome != REPLAY_EXITED || r->wreplay.steps != r->worst)) {
 		/* the bound's count and the interpreter's disagree: a checker bug */
@@ -426,7 +438,14 @@ static void violated(const struct loaded *l, struct smt *s, const struct smt_pro
 {
 	char why[256];
 
-	if (cex_extract(s, e, m, r->c, -1, r->arena, &r->cex, why, sizeof(why)) < 0) {
+	int err = cex_extract(s, e, m, r->c, -1, r->arena, &r->cex, why, sizeof(why));
+
+	if (err == -ERANGE) {           /* the model's run is not a program's */
+		r->cex = NULL;
+		set_reason(r, CHECK_UNKNOWN, "not modelled: %s", why);
+		return;
+	}
+	if (err < 0) {
 		set_reason(r, CHECK_ERROR, "internal error: no counterexample from the model: %s", why);
 		return;
 	}

@@ -99,7 +99,10 @@ const char *check_verdict_name(enum check_verdict v);
 
 /* cex.c: the counterexample of a model (smt.h) of check C: SITE < 0, the
  * first assert the model fails on its path (an error if none); SITE >= 0:
- * the inputs of the model's run whatever it fails (a bound's witness). */
+ * the inputs of the model's run whatever it fails (a bound's witness).
+ * -ERANGE (WHY says which): the model's run accesses memory outside every
+ * region of its inputs (the encoder's free bytes past a packet or map
+ * value: an over-approximation no concrete run can replay). */
 struct smt;
 struct smt_prog;
 int cex_extract(struct smt *s, const struct smt_prog *e, void *model,

@@ -4,7 +4,10 @@
 Reads libbpf's <bpf/bpf_helper_defs.h>, whose prototypes look like
     static long (* const bpf_redirect)(__u32 ifindex, __u64 flags) = (void *) 23;
 and writes a C table `helper_arity[id]` (0xff: not in the header) that the
-diff (checker/diff.c) uses to compare only the arguments a helper reads.
+diff (checker/diff.c) uses to compare only the arguments a helper reads
+(5 for a variadic one), and `helper_named_args[id]`, the parameters before
+a `...` (the arguments the kernel's prototype checks: bpf_trace_printk's
+variadic ones are not), which ssa_undef.c requires to be initialised.
 """
 import re
 import sys
@@ -29,11 +32,18 @@ def arity(params):
     return n
 
 
+def named(params):
+    params = params.strip()
+    if "..." not in params:
+        return arity(params)
+    return arity(params[:params.index("...")].rstrip().rstrip(","))
+
+
 def main():
     text = open(sys.argv[1], encoding="utf-8").read()
     table = {}
     for m in PROTO.finditer(text):
-        table[int(m.group(3))] = (arity(m.group(2)), m.group(1))
+        table[int(m.group(3))] = (arity(m.group(2)), m.group(1), named(m.group(2)))
     if not table:
         sys.exit("gen_arity.py: no helper prototypes in " + sys.argv[1])
     with open(sys.argv[2], "w", encoding="utf-8") as out:
@@ -41,8 +51,13 @@ def main():
         out.write("#define HELPER_ARITY_MAX %d\n" % (max(table) + 1))
         out.write("static const unsigned char helper_arity[HELPER_ARITY_MAX] = {\n")
         for i in range(max(table) + 1):
-            n, name = table.get(i, (0xff, "-"))
+            n, name, _ = table.get(i, (0xff, "-", 0xff))
             out.write("\t[%d] = %d,\t/* %s */\n" % (i, n, name))
+        out.write("};\n")
+        out.write("static const unsigned char helper_named_args[HELPER_ARITY_MAX] = {\n")
+        for i in range(max(table) + 1):
+            _, name, k = table.get(i, (0xff, "-", 0xff))
+            out.write("\t[%d] = %d,\t/* %s */\n" % (i, k, name))
         out.write("};\n")
 
 

@@ -124,7 +124,9 @@ struct smt_prog {
 	struct smt_mem mem_init;  /* memory at entry */
 	struct smt_mem **call_before; /* by value id (CALL): memory before it */
 	struct smt_mem **call_after;  /* by value id (CALL): memory after it */
-	uint16_t *region;         /* by value id: region code (smt_mem.c) */
+	uint16_t *region;         /* by value id: region code (smt_mem.c); from
+	                           * SMT_REGION_MEM0 + r a pointer into memory
+	                           * region r (region_name[r]) */
 	Z3_ast *fail;             /* by value id (ASSERT): it fails here */
 	Z3_ast violated;          /* some assert fails */
 	Z3_ast *kread;            /* by value id (LOAD of kernel memory): the address */
@@ -133,8 +135,13 @@ struct smt_prog {
 	unsigned nnotes;
 };
 
+#define SMT_REGION_MEM0 4u
+
 /* Fixed addresses of the object mode (the replay uses the same): */
 #define SMT_CTX_BASE    0x0000600000000000ull  /* r1 */
+/* the context's bytes (every program type's context fits; the replay's
+ * region): an access outside them is not modelled (smt_mem.c) */
+#define SMT_CTX_SIZE    256u
 #define SMT_PKT_BASE    0x0000000040000000ull  /* below 4 GiB: ctx fields are u32 */
 #define SMT_PKT_HEADROOM 256u                    /* data = base + headroom at entry */
 #define SMT_PKT_MAX     0xffffu                  /* longest packet */

@@ -44,6 +44,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+_Static_assert(RG_MEM0 == SMT_REGION_MEM0, "smt.h names the first memory region code");
+
 #define KERNEL_LO 0xffff800000000000ull   /* kernel addresses are above */
 #define NULL_HI   0x10000ull              /* NULL plus a field offset */
 
@@ -137,8 +139,13 @@ static void region_alu(struct enc *en, const struct ssa_insn *v)
 		en->rg[v->id] = ra;
 		if (ra == RG_MEM0 + MR_CTX && en->ctxoff[v->args[0]] != INT64_MIN &&
 		    bv->kind == SSA_CONST) {
+			/* wrapping (a fuzzed constant may overflow), within
+			 * 32 bits or unknown: only small offsets are fields */
 			c = bv->imm;
-			en->ctxoff[v->id] = en->ctxoff[v->args[0]] + (v->op == ISA_ADD ? c : -c);
+			c = (int64_t)((uint64_t)en->ctxoff[v->args[0]] +
+				      (v->op == ISA_ADD ? (uint64_t)c : -(uint64_t)c));
+			if (c >= -(1ll << 32) && c <= (1ll << 32))
+				en->ctxoff[v->id] = c;
 		}
 	} else if (v->op == ISA_ADD && is_ptr(rb) && !is_ptr(ra) && ra != RG_TOP) {
 		en->rg[v->id] = rb;
@@ -161,6 +168,25 @@ static bool pkt_field(const struct enc *en, int64_t off, unsigned size, Z3_ast *
 	else
 		return false;
 	return true;
+}
+
+/* A load, store or atomic through the context outside its SMT_CTX_SIZE
+ * bytes, or at an offset that is not constant: the encoder's context is an
+ * unbounded array, the replay's a region of that size (a load before it
+ * went to the kernel-memory answers: the worst case did not replay). The
+ * verifier allows only fields at constant offsets; such programs are not
+ * modelled. */
+static void ctx_access(struct enc *en, const struct ssa_insn *v)
+{
+	int64_t off;
+
+	if (v->nargs < 1 || en->rg[v->args[0]] != RG_MEM0 + MR_CTX)
+		return;
+	off = en->ctxoff[v->args[0]];
+	if (off == INT64_MIN)
+		unsupported(en, "a context access at an offset that is not constant (the verifier rejects it)");
+	else if (off + v->imm < 0 || off + v->imm + v->size > SMT_CTX_SIZE)
+		unsupported(en, "a context access outside the context (the verifier rejects it)");
 }
 
 static void prepass(struct enc *en)
@@ -193,7 +219,11 @@ static void prepass(struct enc *en)
 			en->rg[id] = RG_SCALAR;
 			region_alu(en, v);
 			continue;
+		case SSA_STORE: case SSA_ATOMIC:
+			ctx_access(en, v);
+			break;
 		case SSA_LOAD:
+			ctx_access(en, v);
 			if (en->rg[v->args[0]] == RG_MEM0 + MR_CTX &&
 			    en->ctxoff[v->args[0]] != INT64_MIN &&
 			    pkt_field(en, en->ctxoff[v->args[0]] + v->imm, v->size, &which, &dummy))
@@ -219,7 +249,7 @@ static void prepass(struct enc *en)
 		case SSA_SLOTLOAD:
 			r = v->size == 8 ? RG_TOP : RG_SCALAR;
 			break;
-		case SSA_UNDEF: case SSA_UNARY: case SSA_STORE: case SSA_ATOMIC: case SSA_LDPKT:
+		case SSA_UNDEF: case SSA_UNARY: case SSA_LDPKT:
 		case SSA_EXTRACT: case SSA_INSERT: case SSA_SLOTSTORE: case SSA_HAVOC:
 		case SSA_TAILRET: case SSA_CMP: case SSA_PKTW: case SSA_ASSUME: case SSA_ASSERT:
 		case SSA_NKINDS:

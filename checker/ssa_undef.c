@@ -14,10 +14,12 @@
  * undefined result. A use is an error when a byte it reads is in the mask:
  * a memory access through the value, a value stored to memory other than
  * the stack, a branch operand, a value a monitor asserts or assumes (ret,
- * argN of a call). Not uses: spills to the stack (slot updates), helper
- * arguments (helper_arity.h counts variadic ones the kernel never checks,
- * bpf_trace_printk's), the exit value (void struct_ops callbacks exit with
- * r0 unset; a monitor reading ret is a use), memory operands of calls.
+ * argN of a call), the argument registers a helper's prototype names
+ * (helper_arity.h: not the variadic ones of bpf_trace_printk, which the
+ * kernel never checks) and the parameters of a kfunc's BTF prototype.
+ * Not uses: spills to the stack (slot updates), the exit value (void
+ * struct_ops callbacks exit with r0 unset; a monitor reading ret is a
+ * use), memory operands of calls.
  * "Must" keeps programs the verifier accepts checked: a value undefined on
  * some paths only (a phi of undef and a register) is accepted, as the
  * verifier does for correlated branches; docs/architecture.md says what
@@ -25,7 +27,10 @@
  */
 #include "ssa_priv.h"
 
+#include "helper_arity.h"
+
 #include <stdlib.h>
+#include <string.h>
 
 static uint8_t low_bytes(unsigned size)
 {
@@ -104,7 +109,48 @@ static uint8_t mask_of(const uint8_t *m, const struct ssa_insn *v)
 	return 0;
 }
 
-static const char *use_of(const uint8_t *m, const struct ssa_insn *v)
+/* The parameters of kfunc prototype PROTO ("s32 f(u64, s32)", the
+ * object's BTF) before any `...`, at most 5; 0 without a prototype. */
+static unsigned kfunc_params(const char *proto)
+{
+	const char *q = proto ? strchr(proto, '(') : NULL;
+	unsigned n = 1;
+	int depth = 0;
+
+	if (!q || !strncmp(q, "()", 2) || !strncmp(q, "(void)", 6))
+		return 0;
+	for (q++; *q && (*q != ')' || depth); q++) {
+		if (!strncmp(q, "...", 3))
+			return n - 1;
+		if (*q == '(')
+			depth++;
+		else if (*q == ')')
+			depth--;
+		else if (*q == ',' && !depth)
+			n++;
+	}
+	return *q && n <= 5 ? n : 0;
+}
+
+/* The argument registers call V reads: for a helper the parameters of
+ * libbpf's prototype before any `...` (bpf_trace_printk's variadic ones
+ * are not checked by the kernel), for a kfunc those of its BTF prototype;
+ * 0 for a helper libbpf does not know or a kfunc without a prototype
+ * (their arguments stay unchecked). */
+static unsigned call_reads(const struct ssa_prog *p, const struct ssa_insn *v)
+{
+	unsigned n;
+
+	if (v->ref.kind == INSN_REF_KFUNC)
+		return p->o && v->ref.index >= 0 && (uint32_t)v->ref.index < p->o->nkfuncs
+			? kfunc_params(p->o->kfuncs[v->ref.index].proto) : 0;
+	if (v->imm < 0 || v->imm >= HELPER_ARITY_MAX)
+		return 0;
+	n = helper_named_args[v->imm];
+	return n <= helper_arity[v->imm] && n <= 5 ? n : 0;
+}
+
+static const char *use_of(const struct ssa_prog *p, const uint8_t *m, const struct ssa_insn *v)
 {
 	static const char access[] =
 		"a memory access through a register that is not initialised on its path";
@@ -125,6 +171,12 @@ static const char *use_of(const uint8_t *m, const struct ssa_insn *v)
 		return v->nargs && m[v->args[0]] ? access : NULL;
 	case SSA_SLOTSTORE:
 		return v->nargs > 1 && m[v->args[1]] ? access : NULL;
+	case SSA_CALL:     /* the verifier: "R1 !read_ok" */
+		if (!any(m, v, 0, call_reads(p, v)))
+			return NULL;
+		return v->ref.kind == INSN_REF_KFUNC
+			? "a kfunc call with an argument register that is not initialised on its path"
+			: "a helper call with an argument register that is not initialised on its path";
 	case SSA_ASSERT:
 	case SSA_ASSUME:
 		return any(m, v, 0, v->nargs)
@@ -141,7 +193,6 @@ static const char *use_of(const uint8_t *m, const struct ssa_insn *v)
 	case SSA_EXTRACT:
 	case SSA_INSERT:
 	case SSA_SELECT:
-	case SSA_CALL:
 	case SSA_HAVOC:
 	case SSA_TAILRET:
 	case SSA_PHI:
@@ -170,7 +221,7 @@ const char *ssa_undef_use(const struct ssa_prog *p)
 
 			if (v->id < p->nvalues)
 				m[v->id] = v->id ? mask_of(m, v) : 0xff;
-			why = use_of(m, v);
+			why = use_of(p, m, v);
 		}
 		if (!why && bl->term == SSA_TERM_BRANCH && (m[bl->a] || m[bl->b]))
 			why = "a branch on a register that is not initialised on its path";

@@ -8,12 +8,15 @@
  * Arguments: the example objects.
  */
 #include "asm.h"
+#include "checker.h"
 #include "pipeline.h"
 #include "replay.h"
 #include "replay_priv.h"
+#include "smt.h"
 
 #include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -971,6 +974,203 @@ START_TEST(interp_load_unmapped_hook)
 }
 END_TEST
 
+/* Accesses outside the memory of a counterexample's inputs. The replay's
+ * context is a region of SMT_CTX_SIZE bytes, the encoder's was an
+ * unbounded array: a load at ctx - 5 (fuzz_check: tailcall's tail_tcp
+ * with the offset of its data load damaged) read free bytes there, the
+ * replay's load fell outside every region and was answered from the
+ * kernel loads: "diverged", an internal error. Accesses outside the
+ * context or at an offset that is not constant (the verifier rejects
+ * both) are not modelled now, by the encoder and its precheck alike; the
+ * last word inside is modelled. An unchecked packet access too far past
+ * the packet (or before it) is found in the model's run (cex.c): unknown,
+ * not a counterexample that cannot replay. */
+static const char *verdict_of(const char *text, enum check_verdict *verdict, const char **pre)
+{
+	struct aprog *p = aprog(text);
+	struct mon_check *c = check_new(0);
+	struct mon_handler *h = on(c, SPEC_EV_EXIT, -1);
+	struct check_opts co = { .loop_bound = 2, .timeout_ms = 10000, .no_search = true,
+				 .no_absint = true };
+	struct ssa_opts so = { .loop_bound = 2 };
+	struct diag d = {0};
+	struct smt_precheck pc;
+	struct check_result r;
+	struct ssa_prog *sp;
+	static char reason[sizeof(r.reason)];
+
+	p->func.prog_type = BPF_PROG_TYPE_XDP;
+	c->prog = "prog";
+	c->inv = "small_ret";
+	c->name = "prog.small_ret";
+	c->file = "test.inv";
+	c->asserts = arena_alloc(A, sizeof(*c->asserts));
+	c->asserts[0] = (struct mon_assert){ .file = "test.inv", .msg = "r", .text = "ret < 3" };
+	c->nasserts = 1;
+	add(h, sassert(0, bin(SPEC_BIN_LT, ex(MON_RET, 0), num(3))));
+	ck_assert_int_eq(ssa_build(&p->o, 0, p->l.insns, &so, A, &d, &sp), 0);
+	ck_assert_ptr_null(sp->unsupported);
+	smt_precheck(sp, A, &pc);
+	*pre = pc.unsupported ? pc.unsupported : "";
+	check_run(&p->l, c, &co, &r);
+	*verdict = r.verdict;
+	snprintf(reason, sizeof(reason), "%s", r.reason);
+	check_result_free(&r);
+	return reason;
+}
+
+/* ssa_undef.c: a kfunc's argument registers (its BTF prototype's
+ * parameters) must be set; without a prototype they are not checked. */
+static const char *kfunc_lift(const char *proto, const char *text)
+{
+	struct aprog *p = aprog(text);
+	struct ssa_opts so = { .loop_bound = 2 };
+	struct diag d = {0};
+	struct ssa_prog *sp;
+	uint32_t i;
+
+	p->kf.proto = proto;
+	for (i = 0; i < p->sec.nslots; i++)      /* as insn_resolve() does */
+		if (p->insns[i].op == ISA_CALL && p->insns[i].src == 2)
+			p->insns[i].ref = (struct insn_ref){ .kind = INSN_REF_KFUNC, .index = 0 };
+	ck_assert_int_eq(ssa_build(&p->o, 0, p->l.insns, &so, A, &d, &sp), 0);
+	return sp->unsupported ? sp->unsupported : "";
+}
+
+START_TEST(kfunc_arguments_must_be_set)
+{
+	static const char unset[] = "a kfunc call with an argument register that is not initialised on its path";
+	/* the second call: r1-r5 are unset after the first, r1 is set again */
+	static const char one[] = "call kfunc 0\nmov %r1, 1\ncall kfunc 0\nmov %r0, 0\nexit\n";
+	static const char two[] = "call kfunc 0\nmov %r1, 1\nmov %r2, 2\ncall kfunc 0\nmov %r0, 0\nexit\n";
+	static const char none[] = "call kfunc 0\ncall kfunc 0\nmov %r0, 0\nexit\n";
+
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64, u64)", one), unset);
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64, u64)", two), "");
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64 (*)(u64, u64), u64)", one), unset);
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64 (*)(u64, u64), u64)", two), "");
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64, ...)", one), "");
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64)", one), "");
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(u64)", none), unset);
+	ck_assert_str_eq(kfunc_lift("void bpf_test_kfunc(void)", none), "");
+	ck_assert_str_eq(kfunc_lift(NULL, none), "");
+}
+END_TEST
+
+/* The bound insns <= BOUND of TEXT (an XDP program), with Z3. */
+static void bound_of(const char *text, uint64_t bound, struct check_result *r)
+{
+	struct aprog *p = aprog(text);
+	struct mon_check *c = check_new(0);
+	struct check_opts co = { .loop_bound = 2, .timeout_ms = 10000 };
+
+	p->func.prog_type = BPF_PROG_TYPE_XDP;
+	c->prog = "prog";
+	c->inv = "bound_insns";
+	c->name = "prog.bound_insns";
+	c->file = "test.inv";
+	c->asserts = arena_alloc(A, sizeof(*c->asserts));
+	c->asserts[0] = (struct mon_assert){ .file = "test.inv", .text = "insns <= N",
+					     .msg = "bound exceeded", .handler = UINT_MAX };
+	c->nasserts = 1;
+	c->has_bound = true;
+	c->bound = bound;
+	c->uses_insns = true;
+	check_run(&p->l, c, &co, r);
+}
+
+START_TEST(accesses_outside_are_not_modelled)
+{
+	static const char outside[] = "a context access outside the context (the verifier rejects it)";
+	static const char *const cases[] = {
+		/* the fuzzer's program, reduced: a pointer loaded from ctx - 5 */
+		"ldxw %r2, [%r1-5]\nldxb %r0, [%r2+12]\nexit\n",
+		/* the first byte past the context, a word across its end, the
+		 * offset added first, a store and an atomic before it */
+		"ldxb %r0, [%r1+256]\nexit\n",
+		"ldxw %r0, [%r1+253]\nexit\n",
+		"add %r1, 200\nldxdw %r0, [%r1+49]\nexit\n",
+		"mov %r0, 0\nstw [%r1-4], 0\nexit\n",
+		"mov %r0, 0\nmov %r2, 1\nlock add [%r1-8], %r2\nexit\n",
+	};
+	enum check_verdict v;
+	const char *pre;
+	char want[300];
+	unsigned i;
+
+	snprintf(want, sizeof(want), "not modelled: %s", outside);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_str_eq(verdict_of(cases[i], &v, &pre), want);
+		ck_assert_int_eq(v, CHECK_UNKNOWN);
+		ck_assert_str_eq(pre, outside);
+	}
+	/* an offset from the context's bytes: not constant */
+	ck_assert_str_eq(verdict_of("ldxb %r2, [%r1+16]\nadd %r1, %r2\nldxb %r0, [%r1+0]\nexit\n",
+				    &v, &pre),
+			 "not modelled: a context access at an offset that is not constant (the verifier rejects it)");
+	ck_assert_str_eq(pre, "a context access at an offset that is not constant (the verifier rejects it)");
+	/* the last word inside is modelled: a counterexample that replays */
+	ck_assert_str_eq(verdict_of("ldxw %r0, [%r1+252]\nexit\n", &v, &pre), "");
+	ck_assert_int_eq(v, CHECK_VIOLATED);
+	ck_assert_str_eq(pre, "");
+	/* unchecked packet loads: 500 bytes past data (the model's packet is
+	 * shorter: at most 64 bytes preferred) and 300 before it (data is 256
+	 * past the packet's base) */
+	ck_assert_str_eq(verdict_of("ldxw %r2, [%r1+0]\nldxb %r0, [%r2+500]\nexit\n", &v, &pre),
+			 "not modelled: a load of 1 bytes at 0x400002f4 through a pointer into the packet "
+			 "outside its memory on the model's path (the verifier rejects it)");
+	ck_assert_int_eq(v, CHECK_UNKNOWN);
+	ck_assert_str_eq(pre, "");
+	ck_assert_str_eq(verdict_of("ldxw %r2, [%r1+0]\nldxb %r0, [%r2-300]\nexit\n", &v, &pre),
+			 "not modelled: a load of 1 bytes at 0x3fffffd4 through a pointer into the packet "
+			 "outside its memory on the model's path (the verifier rejects it)");
+	/* a checked one is modelled */
+	ck_assert_str_eq(verdict_of("ldxw %r2, [%r1+0]\nldxw %r3, [%r1+4]\nmov %r0, 0\n"
+				    "mov %r4, %r2\nadd %r4, 501\njgt %r4, %r3, +1\n"
+				    "ldxb %r0, [%r2+500]\nexit\n", &v, &pre), "");
+	ck_assert_int_eq(v, CHECK_VIOLATED);
+}
+END_TEST
+
+/* A bound's worst case through an unchecked packet load: the bound holds
+ * (every run of the model is within it), the worst case is not reported;
+ * a violated bound through it is unknown. With the load checked, the
+ * worst case and its input. */
+START_TEST(worst_case_outside_is_not_reported)
+{
+	static const char unchecked[] = "ldxw %r2, [%r1+0]\nldxb %r0, [%r2+500]\nexit\n";
+	static const char why[] = "a load of 1 bytes at 0x400002f4 through a pointer into the packet "
+				  "outside its memory on the model's path (the verifier rejects it)";
+	struct check_result r;
+	char want[300];
+
+	bound_of(unchecked, 10, &r);
+	ck_assert_int_eq(r.verdict, CHECK_HOLDS);
+	ck_assert(!r.has_worst);
+	ck_assert_ptr_null(r.witness);
+	ck_assert_uint_eq(r.nnotes, 1);
+	snprintf(want, sizeof(want), "the worst case is not known: %s", why);
+	ck_assert_str_eq(r.notes[0], want);
+	check_result_free(&r);
+
+	bound_of(unchecked, 2, &r);
+	ck_assert_int_eq(r.verdict, CHECK_UNKNOWN);
+	snprintf(want, sizeof(want), "not modelled: %s", why);
+	ck_assert_str_eq(r.reason, want);
+	ck_assert_ptr_null(r.cex);
+	check_result_free(&r);
+
+	bound_of("ldxw %r2, [%r1+0]\nldxw %r3, [%r1+4]\nmov %r0, 0\nmov %r4, %r2\n"
+		 "add %r4, 501\njgt %r4, %r3, +1\nldxb %r0, [%r2+500]\nexit\n", 10, &r);
+	ck_assert_int_eq(r.verdict, CHECK_HOLDS);
+	ck_assert(r.has_worst);
+	ck_assert_uint_eq(r.worst, 8);
+	ck_assert_ptr_nonnull(r.witness);
+	ck_assert_uint_eq(r.nnotes, 0);
+	check_result_free(&r);
+}
+END_TEST
+
 START_TEST(replay_reads_in_order)
 {
 	struct aprog *p = aprog("lddw %r1, 0xdead0000\nldxw %r0, [%r1+4]\n"
@@ -1360,6 +1560,9 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, globals_from_the_object_or_the_cex);
 	tcase_add_test(tc, interp_load_unmapped_hook);
 	tcase_add_test(tc, replay_reads_in_order);
+	tcase_add_test(tc, accesses_outside_are_not_modelled);
+	tcase_add_test(tc, worst_case_outside_is_not_reported);
+	tcase_add_test(tc, kfunc_arguments_must_be_set);
 	tcase_add_test(tc, bpf_loop_in_asm);
 	tcase_add_test(tc, xdp_fw_ssh_passes);
 	tcase_add_test(tc, loop_sum_bpf_loop_and_globals);

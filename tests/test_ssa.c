@@ -507,6 +507,7 @@ END_TEST
 #define UNDEF_ACCESS "a memory access through a register that is not initialised on its path"
 #define UNDEF_STORE "a store of a register that is not initialised on its path"
 #define UNDEF_BRANCH "a branch on a register that is not initialised on its path"
+#define UNDEF_HELPER "a helper call with an argument register that is not initialised on its path"
 
 static const struct undef_case {
 	const char *name;
@@ -533,7 +534,23 @@ static const struct undef_case {
 	/* r6 is undefined on both paths: a join of two undefined values */
 	{ "join of undefined values", { JEQ_IMM(1, 0, 2), MOV64_REG(6, 7), JA(1), ADD64_IMM(6, 1),
 	  LDX_B(0, 6, 0), EXIT() }, 6, UNDEF_ACCESS },
+	/* a call leaves r1-r5 unset: map_lookup_elem reads r1 and r2,
+	 * map_update_elem r1-r4 */
+	{ "helper argument unset", { CALL_HELPER(7), MOV64_IMM(1, 0), CALL_HELPER(1), EXIT() }, 4,
+	  UNDEF_HELPER },
+	{ "fourth helper argument unset", { CALL_HELPER(7), MOV64_IMM(1, 0), MOV64_REG(2, 10),
+	  ADD64_IMM(2, -8), MOV64_REG(3, 2), CALL_HELPER(2), EXIT() }, 7,
+	  UNDEF_HELPER },
+	{ "helper argument undefined on every path", { CALL_HELPER(7), JEQ_IMM(0, 0, 1),
+	  MOV64_REG(2, 6), MOV64_IMM(1, 0), CALL_HELPER(1), EXIT() }, 6, UNDEF_HELPER },
 	/* checked: */
+	{ "helper arguments set", { CALL_HELPER(7), ST_W(10, -8, 0), ST_W(10, -4, 0),
+	  MOV64_IMM(1, 0), MOV64_REG(2, 10), ADD64_IMM(2, -8), CALL_HELPER(1), EXIT() }, 8, NULL },
+	{ "helper argument undefined on one path", { CALL_HELPER(7), MOV64_IMM(2, 0),
+	  JEQ_IMM(0, 0, 1), MOV64_IMM(1, 0), CALL_HELPER(1), EXIT() }, 6, NULL },
+	/* bpf_trace_printk(fmt, size, ...): the kernel checks two */
+	{ "trace_printk without its variadic arguments", { CALL_HELPER(7), ST_W(10, -8, 0),
+	  MOV64_REG(1, 10), ADD64_IMM(1, -8), MOV64_IMM(2, 1), CALL_HELPER(6), EXIT() }, 7, NULL },
 	{ "join of undefined and defined", { JEQ_IMM(1, 0, 1), MOV64_REG(6, 1), LDX_B(0, 6, 0), EXIT() },
 	  4, NULL },
 	{ "written part of a slot", { ST_W(10, -8, 1), LDX_W(2, 10, -8), MOV64_REG(0, 2), EXIT() }, 4,

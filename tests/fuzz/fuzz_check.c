@@ -21,10 +21,13 @@
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static bool trace;      /* FUZZ_CHECK_TRACE set: each check's verdict and time on stderr */
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
+	trace = getenv("FUZZ_CHECK_TRACE") != NULL;
 	fuzz_load_objects("fuzz_check");
 	return 0;
 }
@@ -49,6 +52,11 @@ static void run(const struct loaded *l, const char *text, size_t len, struct are
 		abort();
 	for (i = 0; i < set->n && i < 4; i++) {
 		check_run(l, &set->checks[i], &co, &r);
+		if (trace)
+			fprintf(stderr, "fuzz_check: %s: %s%s%s %.1f ms%s%s\n", set->checks[i].name,
+				check_verdict_name(r.verdict), r.by_absint ? " (absint)" : "",
+				r.by_search ? " (search)" : "", r.seconds * 1e3,
+				r.reason[0] ? ": " : "", r.reason);
 		if (r.verdict == CHECK_ERROR) {
 			fprintf(stderr, "fuzz_check: %s: %s\n", set->checks[i].name, r.reason);
 			abort();

@@ -44,11 +44,12 @@ fuzz_check | fuzz_replay)
 esac
 args=(-timeout=30 -rss_limit_mb=2560 -print_final_stats=1
       "-artifact_prefix=$build/fuzz-crashes/$target-")
-# fuzz_object: libFuzzer's entropic schedule spent over half of each
-# execution on its feature bookkeeping (UpdateFeatureFrequency); without
-# it the target ran more inputs and reached more coverage in the same
-# minute (docs/testing.md). fuzz_spec keeps it (faster with it there).
-[ "$target" = fuzz_object ] && args+=(-entropic=0)
+# fuzz_object, fuzz_check, fuzz_replay: libFuzzer's entropic schedule
+# spent a third to over half of each execution on its feature bookkeeping
+# (UpdateFeatureFrequency); without it each target ran more inputs and
+# reached more coverage in the same minute (docs/testing.md). fuzz_spec
+# keeps it (faster with it there).
+[ "$target" != fuzz_spec ] && args+=(-entropic=0)
 # fuzz_spec: the keywords and punctuation of checker/spec.h as a dictionary
 if [ "$target" = fuzz_spec ]; then
 	grep -o 'X([A-Z_0-9]*, "[^"]*")' "$src/checker/spec.h" |
