@@ -5,8 +5,9 @@
 #define INVCHECK_SEARCH_PRIV_H
 
 #include "search.h"
+#include "smt.h"
 
-#define CTX_SIZE   256u                    /* as cex.c */
+#define CTX_SIZE   SMT_CTX_SIZE            /* the context cex.c and the encoder have */
 #define PKT_TAIL   64u
 #define S_PKT      1514u                   /* longest packet tried */
 #define S_CALLS    48u
