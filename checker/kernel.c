@@ -26,7 +26,9 @@
  *   needs is padded with zeros. XDP metadata (data_meta < data) is not
  *   passed: the run has none.
  * - bpf_redirect_map's answer (XDP): the DEVMAP / CPUMAP entry the cex's
- *   call found is made, a key it missed is deleted (fill_redirects());
+ *   call found is made (and the map's other keys: the kernel's own random
+ *   number or CPU id may pick another), a key it missed is deleted
+ *   (fill_redirects());
  *   XSKMAP entries need an AF_XDP socket and are not made.
  * Other helper results (random numbers, time, ...) are the kernel's own
  * choice: the message names them. The retval is compared with the low 32
@@ -280,50 +282,92 @@ static int fill_maps(struct kr *k)
  * found is made (a DEVMAP/DEVMAP_HASH entry: the loopback device, ifindex
  * 1; a CPUMAP entry: a queue of 192 frames on that CPU) and a key the call
  * missed is deleted. An XSKMAP entry needs an AF_XDP socket bound to a
- * device queue: not made, *XSK says so. The key is the cex's: a key the
- * kernel computes from its own random number or CPU id may be another. */
+ * device queue: not made, *XSK says so. A key the kernel computes from
+ * its own random number or CPU id may be another than the cex's, so every
+ * other key of an array map a found entry is in gets one too (CPUMAP: each
+ * possible CPU; DEVMAP: at most REDIRECT_FILL keys) before the cex's
+ * calls are applied: the cex says nothing about those keys but what a
+ * missed call deletes again. */
+#define REDIRECT_FILL 64u
+
+static bool redirect_target(const struct obj_map *om)
+{
+	return (om->type == BPF_MAP_TYPE_DEVMAP || om->type == BPF_MAP_TYPE_DEVMAP_HASH ||
+		om->type == BPF_MAP_TYPE_CPUMAP) && om->value_size >= 4 &&
+	       om->value_size <= 16 && om->key_size == 4;
+}
+
+static int redirect_entry(struct kr *k, const struct obj_map *om, struct bpf_map *map,
+			  uint32_t key)
+{
+	uint8_t value[16] = {0};
+	uint32_t v = om->type == BPF_MAP_TYPE_CPUMAP ? 192 : 1;  /* qsize, or ifindex of lo */
+
+	memcpy(value, &v, 4);
+	if (bpf_map_update_elem(bpf_map__fd(map), &key, value, BPF_ANY))
+		return fail(k, -errno, "cannot make the entry %u of map %s that bpf_redirect_map found: %s",
+			    key, om->name, strerror(errno));
+	return 0;
+}
+
+/* the other keys of the array map OM (see fill_redirects) */
+static void redirect_fill(struct kr *k, const struct obj_map *om, struct bpf_map *map)
+{
+	uint32_t n = om->max_entries, key;
+
+	if (om->type == BPF_MAP_TYPE_DEVMAP_HASH)
+		return;                /* its keys are any u32: no "every other key" */
+	if (om->type == BPF_MAP_TYPE_CPUMAP && n > (uint32_t)k->ncpus)
+		n = (uint32_t)k->ncpus;
+	if (n > REDIRECT_FILL)
+		n = REDIRECT_FILL;
+	for (key = 0; key < n; key++)
+		redirect_entry(k, om, map, key);   /* best effort: the cex's keys are checked below */
+}
+
+/* One bpf_redirect_map call C of the cex: in PASS 0 the fill of its map's
+ * other keys, in PASS 1 its own key's entry made or deleted. */
+static int redirect_call(struct kr *k, const struct cex_call *c, unsigned pass, bool *xsk)
+{
+	const struct object *o = k->l->o;
+	const struct obj_map *om;
+	struct bpf_map *map;
+	uint32_t mi, key = (uint32_t)c->args[1];
+
+	if (c->helper != BPF_FUNC_redirect_map ||
+	    (c->args[0] & 0xff00000000000000ull) != REPLAY_MAP_HANDLE(0) ||
+	    (c->args[2] & ~0x1bull))          /* invalid flags: ABORTED at once */
+		return 0;
+	mi = (uint32_t)(c->args[0] >> 32) & 0xffffff;
+	if (mi >= o->nmaps || !(map = obj_map_of(k, (int)mi)))
+		return 0;
+	om = &o->maps[mi];
+	if (pass == 0) {
+		if (c->ret == XDP_REDIRECT && redirect_target(om))
+			redirect_fill(k, om, map);
+		return 0;
+	}
+	if (c->ret != XDP_REDIRECT) {
+		bpf_map_delete_elem(bpf_map__fd(map), &key);
+		return 0;
+	}
+	if (om->type == BPF_MAP_TYPE_XSKMAP) {
+		*xsk = true;
+		return 0;
+	}
+	return redirect_target(om) ? redirect_entry(k, om, map, key) : 0;
+}
+
 static int fill_redirects(struct kr *k, bool *xsk)
 {
-	const struct cex *x = k->x;
-	const struct object *o = k->l->o;
-	uint8_t value[16] = {0};
-	unsigned i;
+	unsigned i, pass;
+	int err;
 
 	*xsk = false;
-	for (i = 0; i < x->ncalls; i++) {
-		const struct cex_call *c = &x->calls[i];
-		const struct obj_map *om;
-		struct bpf_map *map;
-		uint32_t mi, key = (uint32_t)c->args[1], v;
-		int err;
-
-		if (c->helper != BPF_FUNC_redirect_map ||
-		    (c->args[0] & 0xff00000000000000ull) != REPLAY_MAP_HANDLE(0) ||
-		    (c->args[2] & ~0x1bull))          /* invalid flags: ABORTED at once */
-			continue;
-		mi = (uint32_t)(c->args[0] >> 32) & 0xffffff;
-		if (mi >= o->nmaps || !(map = obj_map_of(k, (int)mi)))
-			continue;
-		om = &o->maps[mi];
-		if (c->ret != XDP_REDIRECT) {
-			bpf_map_delete_elem(bpf_map__fd(map), &key);
-			continue;
-		}
-		if (om->type == BPF_MAP_TYPE_XSKMAP) {
-			*xsk = true;
-			continue;
-		}
-		if ((om->type != BPF_MAP_TYPE_DEVMAP && om->type != BPF_MAP_TYPE_DEVMAP_HASH &&
-		     om->type != BPF_MAP_TYPE_CPUMAP) || om->value_size < 4 ||
-		    om->value_size > sizeof(value) || om->key_size != 4)
-			continue;
-		v = om->type == BPF_MAP_TYPE_CPUMAP ? 192 : 1;  /* qsize, or ifindex of lo */
-		memcpy(value, &v, 4);
-		err = bpf_map_update_elem(bpf_map__fd(map), &key, value, BPF_ANY);
-		if (err)
-			return fail(k, -errno, "cannot make the entry %u of map %s that bpf_redirect_map found: %s",
-				    key, om->name, strerror(errno));
-	}
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < k->x->ncalls; i++)
+			if ((err = redirect_call(k, &k->x->calls[i], pass, xsk)))
+				return err;
 	return 0;
 }
 

@@ -122,6 +122,12 @@ else
 	fi
 	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 4 (the interpreter's r0 = 4); results the kernel chose itself: bpf_get_prandom_u32$" \
 		--replay-kernel --quiet "$ex/xdp_redirect_affinity_bug.bpf.o" "$src/examples/xdp_redirect.inv"
+	# the kernel draws its own random key: every run must reproduce
+	# (tests/data/kernel/random_cpu.inv; CPUMAP entries for every CPU)
+	for i in $(seq 16); do
+		expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): reproduced: retval 4 (the interpreter's r0 = 4); results the kernel chose itself: bpf_get_prandom_u32$" \
+			--replay-kernel --quiet "$ex/xdp_redirect_affinity_bug.bpf.o" "$src/tests/data/kernel/random_cpu.inv"
+	done
 	expect_out 1 "^    kernel (BPF_PROG_TEST_RUN): an entry of XSKMAP xsks needs an AF_XDP socket bound to a device queue, which the test run does not have$" \
 		--replay-kernel --quiet "$ex/xdp_redirect.bpf.o" "$src/tests/data/e2e/xsk_abort.inv"
 	expect_out 1 '"kernel_replay": {"reproduced": true, "message": "reproduced: retval 1' \
