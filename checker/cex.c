@@ -421,6 +421,19 @@ static void walk_path(struct cx *x)
 	}
 }
 
+/* Whether SIZE bytes at ADDR lie in one of the counterexample's regions. */
+static bool in_regions(const struct cx *x, uint64_t addr, uint32_t size)
+{
+	const struct cex_region *rg = x->regions.data;
+	size_t k;
+
+	for (k = 0; k < x->regions.len; k++)
+		if (addr >= rg[k].base && addr - rg[k].base <= rg[k].size &&
+		    size <= rg[k].size - (addr - rg[k].base))
+			return true;
+	return false;
+}
+
 /* The first load, store or atomic of the path through a pointer into a
  * memory region (the encoder's unbounded array of the packet, a map value,
  * a ringbuf reservation) whose bytes are in none of the regions: the
@@ -431,8 +444,7 @@ static void walk_path(struct cx *x)
  * replay it. Writes WHY and returns true. */
 static bool outside_regions(struct cx *x, char *why, size_t len)
 {
-	const struct cex_region *rg = x->regions.data;
-	uint32_t b, i, k, code;
+	uint32_t b, i, code;
 	uint64_t addr;
 
 	for (b = 0; b < x->p->nblocks; b++) {
@@ -448,11 +460,7 @@ static bool outside_regions(struct cx *x, char *why, size_t len)
 			if (code < SMT_REGION_MEM0 || code - SMT_REGION_MEM0 >= x->e->nregions)
 				continue;
 			addr = val(x, x->e->val[v->args[0]]) + (uint64_t)v->imm;
-			for (k = 0; k < x->regions.len; k++)
-				if (addr >= rg[k].base && addr - rg[k].base <= rg[k].size &&
-				    v->size <= rg[k].size - (addr - rg[k].base))
-					break;
-			if (k < x->regions.len)
+			if (in_regions(x, addr, v->size))
 				continue;
 			snprintf(why, len, "a %s of %u bytes at 0x%" PRIx64 " through a pointer into the %s "
 				 "outside its memory on the model's path (the verifier rejects it)",
@@ -462,6 +470,42 @@ static bool outside_regions(struct cx *x, char *why, size_t len)
 		}
 	}
 	return false;
+}
+
+/* The first read of the spec (u8(p) .. be64(p)) on the model's path whose
+ * value the encoder left unspecified, as the spec language says: a read
+ * through a number (an address that is not a pointer into the program's
+ * memory) or outside the memory its pointer points into. The concrete
+ * monitor reads what the replay has at that address (0 where nothing is
+ * mapped), so a counterexample that depends on the value may not replay;
+ * the caller says so (unknown) instead of calling it a checker bug. NULL:
+ * every spec read on the path is of memory the counterexample has. */
+static const char *unspecified_read(struct cx *x)
+{
+	uint32_t b, i, code;
+	uint64_t addr;
+
+	for (b = 0; b < x->p->nblocks; b++) {
+		if (!x->onpath[b])
+			continue;
+		for (i = 0; i < x->p->blocks[b]->ninsns; i++) {
+			const struct ssa_insn *v = x->p->blocks[b]->insns[i];
+
+			if (v->kind != SSA_LOAD || !v->mon || !v->nargs || !x->e->val[v->args[0]])
+				continue;
+			code = x->e->region[v->args[0]];
+			addr = val(x, x->e->val[v->args[0]]) + (uint64_t)v->imm;
+			if (code < SMT_REGION_MEM0)
+				return arena_printf(x->a, "the spec's %u-byte read at 0x%" PRIx64
+						    " through a number (not a pointer into the program's "
+						    "memory)", v->size, addr);
+			if (code - SMT_REGION_MEM0 < x->e->nregions && !in_regions(x, addr, v->size))
+				return arena_printf(x->a, "the spec's %u-byte read at 0x%" PRIx64
+						    " outside the %s's memory", v->size, addr,
+						    x->e->region_name[code - SMT_REGION_MEM0]);
+		}
+	}
+	return NULL;
 }
 
 _Static_assert(SMT_KSYM_ADDR(7) == REPLAY_KSYM_ADDR(7), "one address for a present ksym");
@@ -523,6 +567,7 @@ int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 	cx->ncalls = (unsigned)x.calls.len;
 	cx->reads = x.reads.data;
 	cx->nreads = (unsigned)x.reads.len;
+	cx->unspecified = unspecified_read(&x);
 	cx->nksyms = x.o->nexterns;
 	cx->ksyms = arena_alloc(a, (cx->nksyms + 1) * sizeof(*cx->ksyms));
 	for (i = 0; i < cx->nksyms; i++)

@@ -413,6 +413,15 @@ static void confirm(const struct loaded *l, const struct check_opts *o, struct c
 		set_reason(r, CHECK_ERROR, "internal error: the counterexample cannot be set up for replay");
 		return;
 	}
+	if (!replay_agrees(r, &r->replay) && r->cex->unspecified) {
+		/* the model chose a value the spec language leaves open */
+		set_reason(r, CHECK_UNKNOWN,
+			   "not modelled: the counterexample depends on %s, whose value is "
+			   "unspecified (guard the read); its replay: %s", r->cex->unspecified,
+			   r->replay.msg);
+		r->cex = NULL;
+		return;
+	}
 	if (!replay_agrees(r, &r->replay)) {
 		set_reason(r, CHECK_ERROR,
 			   "internal error: the counterexample does not replay to assert %u: %s (%s)",

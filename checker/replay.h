@@ -132,6 +132,8 @@ struct cex {
 	                            * REPLAY_KSYM_ADDR for all */
 	unsigned nksyms;
 	unsigned site;             /* the assert expected to fail */
+	const char *unspecified;   /* a spec read on the model's path whose
+	                            * value is unspecified (cex.c), or NULL */
 	uint64_t max_steps;        /* 0: INTERP_DEFAULT_STEPS */
 };
 
