@@ -297,20 +297,29 @@ static bool redirect_target(const struct obj_map *om)
 	       om->value_size <= 16 && om->key_size == 4;
 }
 
-static int redirect_entry(struct kr *k, const struct obj_map *om, struct bpf_map *map,
-			  uint32_t key)
+/* Makes entry KEY of the redirect map MAP (OM) point somewhere valid. */
+static int redirect_set(const struct obj_map *om, struct bpf_map *map, uint32_t key)
 {
 	uint8_t value[16] = {0};
 	uint32_t v = om->type == BPF_MAP_TYPE_CPUMAP ? 192 : 1;  /* qsize, or ifindex of lo */
 
 	memcpy(value, &v, 4);
-	if (bpf_map_update_elem(bpf_map__fd(map), &key, value, BPF_ANY))
-		return fail(k, -errno, "cannot make the entry %u of map %s that bpf_redirect_map found: %s",
-			    key, om->name, strerror(errno));
+	return bpf_map_update_elem(bpf_map__fd(map), &key, value, BPF_ANY) ? -errno : 0;
+}
+
+static int redirect_entry(struct kr *k, const struct obj_map *om, struct bpf_map *map,
+			  uint32_t key)
+{
+	int err = redirect_set(om, map, key);
+
+	if (err)
+		return fail(k, err, "cannot make the entry %u of map %s that bpf_redirect_map found: %s",
+			    key, om->name, strerror(-err));
 	return 0;
 }
 
-/* the other keys of the array map OM (see fill_redirects) */
+/* the other keys of the array map OM (see fill_redirects): best effort,
+ * quietly (the cex's own keys are made, with errors, in the second pass) */
 static void redirect_fill(struct kr *k, const struct obj_map *om, struct bpf_map *map)
 {
 	uint32_t n = om->max_entries, key;
@@ -322,7 +331,7 @@ static void redirect_fill(struct kr *k, const struct obj_map *om, struct bpf_map
 	if (n > REDIRECT_FILL)
 		n = REDIRECT_FILL;
 	for (key = 0; key < n; key++)
-		redirect_entry(k, om, map, key);   /* best effort: the cex's keys are checked below */
+		(void)redirect_set(om, map, key);
 }
 
 /* One bpf_redirect_map call C of the cex: in PASS 0 the fill of its map's

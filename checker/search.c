@@ -386,6 +386,25 @@ static uint8_t pattern(unsigned i, unsigned salt)
 	return (uint8_t)(0x41 + i * 13 + salt * 29);
 }
 
+/* Each non-zero byte of the N at OFF in CD made 0 where CD still fails
+ * SITE with it (T: scratch). */
+static void zero_bytes(struct search *sr, struct cand *cd, struct cand *t, size_t off, size_t n,
+		       unsigned site, struct probe *pr)
+{
+	uint8_t *c = (uint8_t *)cd + off, *tc = (uint8_t *)t + off;
+	unsigned s;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!c[i])
+			continue;
+		memcpy(t, cd, sizeof(*t));
+		tc[i] = 0;
+		if (search_try(sr, t, (int)site, &s, pr) == 1)
+			c[i] = 0;
+	}
+}
+
 /* Simpler inputs that fail the same assert: a shorter packet, bytes and
  * answers 0. */
 static void minimise(struct search *sr, struct cand *cd, unsigned site, struct probe *pr)
@@ -393,7 +412,6 @@ static void minimise(struct search *sr, struct cand *cd, unsigned site, struct p
 	static const uint32_t lens[] = { 0, 14, 34, 42, 54, 60, 64 };
 	struct cand *t = malloc(sizeof(*t));
 	unsigned s, i, k;
-	uint32_t e;
 
 	if (!t)
 		abort();
@@ -406,24 +424,8 @@ static void minimise(struct search *sr, struct cand *cd, unsigned site, struct p
 		}
 	}
 	memset(cd->pkt + cd->len, 0, S_PKT - cd->len);
-	for (i = 0; i < cd->len; i++) {
-		if (!cd->pkt[i])
-			continue;
-		memcpy(t, cd, sizeof(*t));
-		t->pkt[i] = 0;
-		if (search_try(sr, t, (int)site, &s, pr) == 1)
-			cd->pkt[i] = 0;
-	}
-	for (k = 0; k < S_ENTS; k++) {
-		for (e = 0; e < S_ENTSZ; e++) {
-			if (!cd->ent[k][e])
-				continue;
-			memcpy(t, cd, sizeof(*t));
-			t->ent[k][e] = 0;
-			if (search_try(sr, t, (int)site, &s, pr) == 1)
-				cd->ent[k][e] = 0;
-		}
-	}
+	zero_bytes(sr, cd, t, offsetof(struct cand, pkt), cd->len, site, pr);
+	zero_bytes(sr, cd, t, offsetof(struct cand, ent), sizeof(cd->ent), site, pr);
 	if (search_try(sr, cd, (int)site, &s, pr) == 1) {
 		unsigned n = pr->calls.len < S_CALLS ? (unsigned)pr->calls.len : S_CALLS;
 		struct pcall pc[S_CALLS];
@@ -440,24 +442,9 @@ static void minimise(struct search *sr, struct cand *cd, unsigned site, struct p
 				memcpy(cd, t, sizeof(*t));
 		}
 	}
-	for (k = 0; k < S_WR; k++) {
-		for (e = 0; e < S_ENTSZ; e++) {
-			if (!cd->wr[k][e])
-				continue;
-			memcpy(t, cd, sizeof(*t));
-			t->wr[k][e] = 0;
-			if (search_try(sr, t, (int)site, &s, pr) == 1)
-				cd->wr[k][e] = 0;
-		}
-	}
-	for (i = 0; sr->plain_ctx && i < CTX_SIZE; i++) {
-		if (!cd->ctx[i])
-			continue;
-		memcpy(t, cd, sizeof(*t));
-		t->ctx[i] = 0;
-		if (search_try(sr, t, (int)site, &s, pr) == 1)
-			cd->ctx[i] = 0;
-	}
+	zero_bytes(sr, cd, t, offsetof(struct cand, wr), sizeof(cd->wr), site, pr);
+	if (sr->plain_ctx)
+		zero_bytes(sr, cd, t, offsetof(struct cand, ctx), sizeof(cd->ctx), site, pr);
 	for (k = 0; k < S_READS; k++) {
 		memcpy(t, cd, sizeof(*t));
 		t->has_rd[k] = 1;
