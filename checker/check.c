@@ -76,6 +76,9 @@ static void gave_up(struct check_result *r, const struct check_opts *o, const ch
 	else if (o->max_memory_mb && strstr(reason, "memory"))
 		set_reason(r, CHECK_UNKNOWN, "memory: the solver needed more than --max-memory=%u MB%s",
 			   o->max_memory_mb, what);
+	else if (o->query_units && strstr(reason, "resource limit"))
+		set_reason(r, CHECK_UNKNOWN, "solver work: a query needed more than --rlimit=%u units%s",
+			   o->query_units, what);
 	else
 		set_reason(r, CHECK_UNKNOWN, "the solver gave up%s: %s", what, reason);
 }
@@ -652,6 +655,7 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 		goto out;
 	}
 	smt_set_max_memory(s, o->max_memory_mb);
+	smt_set_query_units(s, o->query_units);
 	err = smt_encode(s, p, NULL, r->arena, &e);
 	if (err) {
 		set_reason(r, CHECK_UNKNOWN, "the encoder failed: %s",

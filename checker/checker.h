@@ -43,6 +43,7 @@ struct check_opts {
 	void (*progress)(void *arg, unsigned done, unsigned total, const struct mon_check *c);
 	void *progress_arg;
 	unsigned max_memory_mb;   /* Z3's max_memory per query (smt_set_max_memory); 0: none */
+	unsigned query_units;     /* --rlimit: solver work per query (smt_set_query_units); 0: none */
 	unsigned deadline_s;      /* --deadline: the whole run's seconds (messages) */
 	double deadline_at;       /* check_clock() time the run must end by; 0: none */
 	bool no_search;           /* --no-search: no concrete search before Z3 (search.h) */

@@ -15,6 +15,7 @@
 
 #include <bpf/libbpf.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,9 @@ static void usage(FILE *out)
 	      "                    program share a Z3 context, up to 8 in a row)\n"
 	      "  --max-memory=MB   let the solver use at most MB megabytes (Z3's max_memory,\n"
 	      "                    all parallel checks together); more makes the verdict unknown\n"
+	      "  --rlimit=N        give the solver at most N units of work per query (Z3's\n"
+	      "                    rlimit): like --timeout, but the same verdicts on any\n"
+	      "                    machine and load; more makes the verdict unknown\n"
 	      "  --deadline=S      end the whole run after S seconds: checks not done by then\n"
 	      "                    are unknown (queries get the time left as their timeout)\n"
 	      "  --format=F        text (default, compiler style), json (docs/json-output.md)\n"
@@ -127,6 +131,7 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "jobs", required_argument, NULL, 'j' },
 		{ "max-memory", required_argument, NULL, 'M' },
+		{ "rlimit", required_argument, NULL, 'U' },
 		{ "deadline", required_argument, NULL, 'D' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
@@ -189,6 +194,12 @@ static int parse_args(int argc, char **argv, struct cli *c)
 		case 'M':
 			if (parse_uint(optarg, 1u << 20, &c->check.max_memory_mb)) {
 				fprintf(stderr, "bpf-invcheck: error: --max-memory needs a number of megabytes from 1 to %u, not '%s'\n", 1u << 20, optarg);
+				return -1;
+			}
+			break;
+		case 'U':
+			if (parse_uint(optarg, UINT_MAX, &c->check.query_units)) {
+				fprintf(stderr, "bpf-invcheck: error: --rlimit needs a number of solver work units from 1 to %u, not '%s'\n", UINT_MAX, optarg);
 				return -1;
 			}
 			break;

@@ -98,6 +98,11 @@ void smt_set_budget(struct smt *s, uint64_t units)
 		set_rlimit(s, 0);
 }
 
+void smt_set_query_units(struct smt *s, uint64_t units)
+{
+	s->query_units = units;
+}
+
 uint64_t smt_rlimit_count(struct smt *s)
 {
 	Z3_stats st = Z3_solver_get_statistics(s->ctx, s->solver);
@@ -856,7 +861,10 @@ int smt_prove(struct smt *s, Z3_ast claim, unsigned timeout_ms, struct smt_resul
 			snprintf(r->reason, sizeof(r->reason), "the budget of solver work ran out");
 			return 0;
 		}
-		set_rlimit(s, s->budget_end - now);
+		set_rlimit(s, s->query_units && s->query_units < s->budget_end - now
+			   ? s->query_units : s->budget_end - now);
+	} else {
+		set_rlimit(s, s->query_units);
 	}
 	set_timeout(s, timeout_ms);
 	if (s->failed) {

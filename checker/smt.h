@@ -83,6 +83,12 @@ void smt_set_max_memory(struct smt *s, unsigned mb);
  * limit would not. 0: no budget. smt_rlimit_count: the units S's solver
  * has counted so far (cumulative over its queries). */
 void smt_set_budget(struct smt *s, uint64_t units);
+/* At most UNITS of solver work for each later query (--rlimit; the least
+ * of it and the budget's rest when both are set): a query that needs more
+ * is UNKNOWN with Z3's reason "max. resource limit exceeded". Unlike a
+ * timeout it gives the same verdict however loaded the machine is. 0: no
+ * per-query limit. */
+void smt_set_query_units(struct smt *s, uint64_t units);
 uint64_t smt_rlimit_count(struct smt *s);
 
 /* Terms the caller may need to build claims. */

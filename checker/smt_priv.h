@@ -18,6 +18,7 @@ struct smt {
 	unsigned max_memory;       /* MB for the next queries; 0: none */
 	uint64_t rlimit;           /* resource units for the next query; 0: none */
 	bool scoped;               /* smt_scope_begin: a check's scope is open */
+	uint64_t query_units;      /* smt_set_query_units: per query; 0: none */
 	uint64_t budget_end;       /* smt_set_budget: the count to stop at; 0: none */
 	bool params_dirty;         /* max_memory changed since the last query */
 	bool failed;

@@ -7,7 +7,7 @@ _bpf_invcheck()
 	cur=${COMP_WORDS[COMP_CWORD]}
 	prev=${COMP_WORDS[COMP_CWORD - 1]}
 	local opts="--dump= --program= --loop-bound= --timeout= --jobs= --format= --quiet
-		--replay-kernel --cex-dir= --cex-dot --replay= --kernel-btf= --max-memory= --deadline= --no-timing --no-search --no-absint --cache= --stats -I --pack-dir= --help --version"
+		--replay-kernel --cex-dir= --cex-dot --replay= --kernel-btf= --max-memory= --rlimit= --deadline= --no-timing --no-search --no-absint --cache= --stats -I --pack-dir= --help --version"
 
 	if [[ ${COMP_WORDS[1]} == diff && $COMP_CWORD -gt 1 && $cur == -* ]]; then
 		COMPREPLY=($(compgen -W "--program= --loop-bound= --timeout= --flow-affinity --help" -- "$cur"))

@@ -1,5 +1,5 @@
 #!/bin/sh
-# limits.sh BPF_INVCHECK EXAMPLES_DIR SOURCE_ROOT: --deadline and --max-memory
+# limits.sh BPF_INVCHECK EXAMPLES_DIR SOURCE_ROOT: --deadline, --max-memory and --rlimit
 # turn into unknown verdicts with their reason (never holds, never a crash
 # or a lost result), bad values are usage errors, and a limit that is not
 # reached changes nothing.
@@ -62,7 +62,20 @@ if [ $(($(date +%s) - start)) -ge 120 ]; then
 	fails=$((fails + 1))
 fi
 
+# the solver-work limit: the factoring query runs out of 100,000 units
+# (in a fraction of a second; the timeout would take 30 s), the quick one
+# does not; and the same verdicts with two jobs
+for jobs in 1 2; do
+	expect 3 "$slow:5:3: warning: invariant xdp_fw.factor unknown: solver work: a query needed more than --rlimit=100000 units
+xdp_fw.ret_small: holds
+2 checks: 1 hold, 0 violated, 1 unknown" "" --no-absint --jobs=$jobs --rlimit=100000 --timeout=30 "$obj" "$slow"
+done
+# a limit far away changes nothing
+expect 0 "" "" --quiet --rlimit=4000000000 "$obj" "$src/examples/xdp_fw.inv"
+
 # bad values
+expect 2 "" "bpf-invcheck: error: --rlimit needs a number of solver work units from 1 to 4294967295, not '0'" --rlimit=0 a b
+expect 2 "" "bpf-invcheck: error: --rlimit needs a number of solver work units from 1 to 4294967295, not '5e6'" --rlimit=5e6 a b
 expect 2 "" "bpf-invcheck: error: --max-memory needs a number of megabytes from 1 to 1048576, not '0'" --max-memory=0 a b
 expect 2 "" "bpf-invcheck: error: --max-memory needs a number of megabytes from 1 to 1048576, not 'lots'" --max-memory=lots a b
 expect 2 "" "bpf-invcheck: error: --deadline needs a number of seconds from 1 to 86400, not '-1'" --deadline=-1 a b

@@ -1,6 +1,11 @@
 /* fuzz_check.c - libFuzzer target: the whole check (resolve, lift,
  * instrument, encode, solve, extract, replay) on small inputs with a tight
- * solver timeout (100 ms per query, loop bound 2, at most 4 checks).
+ * solver limit (250,000 units of solver work per query, about 100 ms: Z3
+ * is not instrumented; loop bound 2, at most 4 checks). A work limit, not
+ * a timeout, so that an input does the same thing every time it runs
+ * (libFuzzer needs that to reproduce a finding; Z3 can leak what a
+ * cancelled query held, and a timeout cancels at a different point on
+ * every run). A 2 s timeout stays as a backstop.
  *
  * Input: the first byte chooses the mode.
  *   byte0 < 0x80: the rest is a spec, checked against example object
@@ -35,7 +40,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 static void run(const struct loaded *l, const char *text, size_t len, struct arena *a,
 		void *arg)
 {
-	struct check_opts co = { .loop_bound = 2, .timeout_ms = 100, .jobs = 1 };
+	struct check_opts co = { .loop_bound = 2, .timeout_ms = 2000, .query_units = 250000,
+				 .jobs = 1 };
 	struct diag d = { .sink = fuzz_sink };
 	struct check_result r;
 	struct mon_set *set;
