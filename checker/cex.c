@@ -543,6 +543,12 @@ int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 	setup_regions(&x);
 	walk_path(&x);
 	outside = found && !x.failed && outside_regions(&x, why, len);
+	if (found && !x.failed && !outside) {
+		/* reads onpath: before it is freed; its evaluations do not fail
+		 * the extraction */
+		cx->unspecified = unspecified_read(&x);
+		x.failed = false;
+	}
 	free(x.onpath);
 	if (site >= 0)
 		cx->site = (unsigned)site;
@@ -567,7 +573,6 @@ int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 	cx->ncalls = (unsigned)x.calls.len;
 	cx->reads = x.reads.data;
 	cx->nreads = (unsigned)x.reads.len;
-	cx->unspecified = unspecified_read(&x);
 	cx->nksyms = x.o->nexterns;
 	cx->ksyms = arena_alloc(a, (cx->nksyms + 1) * sizeof(*cx->ksyms));
 	for (i = 0; i < cx->nksyms; i++)
