@@ -650,21 +650,24 @@ END_TEST
 START_TEST(call_depth)
 {
 	struct prog *p;
-	/* main + 7 nested calls = 8 frames: fine */
-	EQ("mov %r0, 0\ncall local f1\nexit\n"
-	   "f1:\nadd %r0, 1\ncall local f2\nexit\n"
-	   "f2:\nadd %r0, 1\ncall local f3\nexit\n"
-	   "f3:\nadd %r0, 1\ncall local f4\nexit\n"
-	   "f4:\nadd %r0, 1\ncall local f5\nexit\n"
-	   "f5:\nadd %r0, 1\ncall local f6\nexit\n"
-	   "f6:\nadd %r0, 1\ncall local f7\nexit\n"
-	   "f7:\nadd %r0, 1\nstdw [%r10-8], 1", 7);
+	/* main + 7 nested calls = 8 frames: fine (the count in r1, the
+	 * argument; r0 is the innermost callee's result) */
+	EQ("mov %r1, 0\ncall local f1\nexit\n"
+	   "f1:\nadd %r1, 1\ncall local f2\nexit\n"
+	   "f2:\nadd %r1, 1\ncall local f3\nexit\n"
+	   "f3:\nadd %r1, 1\ncall local f4\nexit\n"
+	   "f4:\nadd %r1, 1\ncall local f5\nexit\n"
+	   "f5:\nadd %r1, 1\ncall local f6\nexit\n"
+	   "f6:\nadd %r1, 1\ncall local f7\nexit\n"
+	   "f7:\nadd %r1, 1\nstdw [%r10-8], 1\nmov %r0, %r1", 7);
 	/* unbounded recursion: the ninth frame faults */
-	p = run_status("mov %r0, 0\ncall local f\nexit\n"
-		       "f:\nadd %r0, 1\ncall local f\nexit", INTERP_FAULT);
+	p = run_status("mov %r0, 9\nmov %r1, 0\ncall local f\nexit\n"
+		       "f:\nadd %r1, 1\ncall local f\nexit", INTERP_FAULT);
 	ck_assert_uint_eq(p->r.depth, INTERP_MAX_FRAMES);
-	ck_assert_uint_eq(p->r.slot, 4);
-	ck_assert_uint_eq(p->ip.regs[0], 7);      /* frames 2..8 added 1 */
+	ck_assert_uint_eq(p->r.slot, 5);
+	ck_assert_uint_eq(p->ip.regs[1], 7);      /* frames 2..8 added 1 */
+	ck_assert_uint_eq(p->ip.regs[0], 0);      /* a callee's r0 starts at 0 */
+	ck_assert_uint_eq(p->r.steps, 3 + 7 * 2);
 	ck_assert_ptr_nonnull(strstr(p->r.msg, "call depth"));
 	prog_close(p);
 	/* a callee's stack is dead after it returns */
@@ -796,15 +799,17 @@ static int loop_call(void *arg, struct interp *ip, const struct insn *in,
 
 START_TEST(callbacks_invoke)
 {
-	/* slots: the callback starts at 15; it returns 1 (stop) when i == r7 */
-#define LOOP_PROG(r7) \
-		"mov %r7, " r7 "\nmov %r6, 66\nstdw [%r10-8], 0\nmov %r1, 5\n" \
-		"mov %r2, 15\nmov %r3, %r10\nadd %r3, -8\ncall 9\n" \
+	/* slots: the callback starts at 15; its ctx (r2) points at the
+	 * caller's r10-16: the stop index, then the sum at r10-8; it returns 1
+	 * (stop) when i == the stop index */
+#define LOOP_PROG(stop) \
+		"mov %r6, 66\nstdw [%r10-8], 0\nstdw [%r10-16], " stop "\n" \
+		"mov %r1, 5\nmov %r2, 15\nmov %r3, %r10\nadd %r3, -16\ncall 9\n" \
 		"ldxdw %r1, [%r10-8]\nmul %r0, 100\nadd %r0, %r1\n" \
 		"jne %r6, 66, bad\nexit\nbad:\nmov %r0, -1\nexit\n" \
-		"cb:\nldxdw %r3, [%r2+0]\nadd %r3, %r1\nstxdw [%r2+0], %r3\n" \
-		"mov %r6, 0\nmov %r0, 0\njne %r1, %r7, out\nmov %r0, 1\n" \
-		"out:\nexit\n"
+		"cb:\nldxdw %r3, [%r2+8]\nadd %r3, %r1\nstxdw [%r2+8], %r3\n" \
+		"ldxdw %r4, [%r2+0]\nmov %r6, 0\nmov %r0, 0\njne %r1, %r4, out\n" \
+		"mov %r0, 1\nout:\nexit\n"
 	static const char *text = LOOP_PROG("99");
 	struct interp_env env = { .call = loop_call };
 	struct prog *p = calloc(1, sizeof(*p));
@@ -815,14 +820,14 @@ START_TEST(callbacks_invoke)
 	/* never stops early: 5 calls, sum 0..4; r6 survives the callbacks */
 	ck_assert_int_eq(prog_run(p, args), INTERP_EXIT);
 	ck_assert_uint_eq(p->r.r0, 510);
-	ck_assert_uint_eq(p->r.steps, 13 + 5 * 7);
+	ck_assert_uint_eq(p->r.steps, 13 + 5 * 8);
 	ck_assert_uint_eq(p->r.depth, 1);
 	interp_fini(&p->ip);
 	/* stops at i == 2: 3 calls, sum 0..2 */
 	prog_open(p, LOOP_PROG("2"), &env);
 	ck_assert_int_eq(prog_run(p, args), INTERP_EXIT);
 	ck_assert_uint_eq(p->r.r0, 303);
-	ck_assert_uint_eq(p->r.steps, 13 + 3 * 7 + 1);
+	ck_assert_uint_eq(p->r.steps, 13 + 3 * 8 + 1);
 	interp_fini(&p->ip);
 	free(p);
 #undef LOOP_PROG

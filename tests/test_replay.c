@@ -812,10 +812,10 @@ END_TEST
  * context), and so does a call the cex marks pkt_written; false at entry. */
 START_TEST(pkt_written_stores_and_calls)
 {
-	/* r1 = ctx, r2 = packet: ctx store, call 5 (slot 2), packet store,
-	 * call 5 again (slot 4) */
-	struct aprog *p = aprog("mov %r3, 7\nstxw [%r1+0], %r3\ncall 5\n"
-				"stxb [%r2+1], %r3\ncall 5\nmov %r0, 2\nexit\n");
+	/* r1 = ctx, r2 = packet (kept in r6: r1-r5 are unset after a call):
+	 * ctx store, call 5 (slot 2), packet store, call 5 again (slot 4) */
+	struct aprog *p = aprog("mov %r6, %r2\nstw [%r1+0], 7\ncall 5\n"
+				"stb [%r6+1], 7\ncall 5\nmov %r0, 2\nexit\n");
 	struct mon_check *c = check_new(0);
 	struct mon_handler *h;
 	uint8_t ctxb[8] = {0}, pktb[16] = {0};
@@ -1205,9 +1205,10 @@ END_TEST
 	"mov %r4, " flags "\n" \
 	"call 181\n" \
 	"exit\n" \
+	"mov %r6, %r1\n" \
 	"call 7\n" \
 	"mov %r0, 0\n" \
-	"jne %r1, 2, +1\n" \
+	"jne %r6, 2, +1\n" \
 	"mov %r0, 1\n" \
 	"exit\n"
 
@@ -1229,7 +1230,7 @@ START_TEST(bpf_loop_in_asm)
 	calls[0] = (struct cex_call){ .sec = 0, .slot = 5, .helper = 181,
 				      .kfunc = -1, .ret = 12345 };
 	for (i = 1; i < 4; i++)
-		calls[i] = (struct cex_call){ .sec = 0, .slot = 7, .helper = 7,
+		calls[i] = (struct cex_call){ .sec = 0, .slot = 8, .helper = 7,
 					      .kfunc = -1, .ret = i };
 	rnd = counter(c, 7);
 	h = on(c, SPEC_EV_CALL, 181);
@@ -1237,24 +1238,24 @@ START_TEST(bpf_loop_in_asm)
 	add(h, sassert(1, eq(ex(MON_INSNS, 0), 4)));
 	h = on(c, SPEC_EV_RETURN, 181);
 	add(h, sassert(2, eq(ex(MON_RET, 0), 3)));
-	add(h, sassert(3, eq(ex(MON_INSNS, 0), 18)));
+	add(h, sassert(3, eq(ex(MON_INSNS, 0), 21)));
 	add(h, sassert(4, eq(idx(MON_CALLED, rnd), 3)));
 	add(h, sassert(5, eq(idx(MON_ARG, 1), 5)));
 	h = on(c, SPEC_EV_RETURN, 7);
 	add(h, sassert(6, bin(SPEC_BIN_LE, ex(MON_RET, 0), num(3))));
 	h = on(c, SPEC_EV_EXIT, -1);
-	add(h, sassert(7, eq(ex(MON_INSNS, 0), 19)));
+	add(h, sassert(7, eq(ex(MON_INSNS, 0), 22)));
 	add(h, sassert(8, num(0)));
 	ck_assert_int_eq(replay(&p->l, c, &x), REPLAY_ASSERT_FAILED);
 	MSG("assert 8 failed at exit: r0 = 3");
-	ck_assert_uint_eq(R.steps, 19);
-	ck_assert_uint_eq(R.npath, 19);
+	ck_assert_uint_eq(R.steps, 22);
+	ck_assert_uint_eq(R.npath, 22);
 	ck_assert_uint_eq(R.path[5].slot, 7);    /* into the callback */
-	ck_assert_uint_eq(R.path[18].slot, 6);
+	ck_assert_uint_eq(R.path[21].slot, 6);
 	/* a callback call the cex does not have */
 	x.ncalls = 3;
 	ck_assert_int_eq(replay(&p->l, c, &x), REPLAY_DIVERGED);
-	MSG("call at asm+7 is bpf_get_prandom_u32, the counterexample has no "
+	MSG("call at asm+8 is bpf_get_prandom_u32, the counterexample has no "
 	    "more calls (3 made)");
 	/* flags != 0: -EINVAL, the callback does not run */
 	x.ncalls = 1;
