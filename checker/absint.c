@@ -4,8 +4,9 @@
  * mark). Every value is defined once on a path (the IR is a DAG in SSA), so
  * a block's definitions simply overwrite the environment; refinements of
  * values defined earlier (at BRANCH edges and ASSUMEs) go through a trail
- * and are undone when the walk backs out of the block. UNDEF is never
- * refined: the encoder gives it a fresh value at every use.
+ * and are undone when the walk backs out of the block. UNDEF is 0 in the
+ * encoder and the interpreter; here it is "any value", never refined: an
+ * over-approximation of 0, so what the pass proves still holds.
  */
 #include "absint.h"
 #include "isa.h"
@@ -62,7 +63,7 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 /* Replace the value of ID (defined earlier on the path) by V, undoably. */
 static void set(struct walk *w, uint32_t id, const struct absint_val *v)
 {
-	if (id == 0 || !w->def[id])   /* UNDEF: fresh at every use */
+	if (id == 0 || !w->def[id])   /* UNDEF: stays any value */
 		return;
 	w->trail = grow(w->trail, &w->captrail, w->ntrail + 1, sizeof(*w->trail));
 	w->trail[w->ntrail].id = id;

@@ -543,7 +543,12 @@ int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 	setup_regions(&x);
 	walk_path(&x);
 	outside = found && !x.failed && outside_regions(&x, why, len);
-	cx->unspecified = found && !x.failed && !outside ? unspecified_read(&x) : NULL;
+	if (found && !x.failed && !outside) {
+		/* reads onpath: before it is freed; its evaluations do not fail
+		 * the extraction */
+		cx->unspecified = unspecified_read(&x);
+		x.failed = false;
+	}
 	free(x.onpath);
 	if (site >= 0)
 		cx->site = (unsigned)site;

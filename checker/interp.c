@@ -345,6 +345,9 @@ static bool local_call(struct interp *ip, int sec, int64_t target)
 	f->ret_sec = ip->sec;
 	f->ret_slot = ip->pc + 1;
 	memcpy(f->saved, &ip->regs[6], sizeof(f->saved));
+	/* r0 and r6-r9 are not the callee's to read (undefined: 0) */
+	ip->regs[0] = 0;
+	memset(&ip->regs[6], 0, 4 * sizeof(ip->regs[6]));
 	stack = interp_region(ip, (int)ip->depth);
 	stack->live = true;
 	memset(stack->bytes, 0, stack->size);
@@ -353,7 +356,8 @@ static bool local_call(struct interp *ip, int sec, int64_t target)
 	return go(ip, sec, target);
 }
 
-/* pop the current frame: r6-r10 back to the caller's, its stack dead */
+/* pop the current frame: r6-r10 back to the caller's, r1-r5 undefined
+ * (0), its stack dead */
 static struct interp_frame *pop_frame(struct interp *ip)
 {
 	struct interp_frame *f;
@@ -362,6 +366,7 @@ static struct interp_frame *pop_frame(struct interp *ip)
 	f = &ip->frames[ip->depth];
 	interp_region(ip, (int)ip->depth)->live = false;
 	memcpy(&ip->regs[6], f->saved, sizeof(f->saved));
+	memset(&ip->regs[1], 0, 5 * sizeof(ip->regs[1]));
 	return f;
 }
 
@@ -397,6 +402,7 @@ static bool env_call(struct interp *ip, const struct insn *in, int64_t id)
 			    "supported", ip->pc, (long long)id);
 	if (ip->failed)  /* interp_error() but a non-negative return */
 		return false;
+	memset(&ip->regs[1], 0, 5 * sizeof(ip->regs[1]));  /* undefined: 0 */
 	ip->regs[0] = ret;
 	if (err == INTERP_CALL_EXIT)
 		return finish(ip, ret);

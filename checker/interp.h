@@ -27,14 +27,18 @@
  *     (ref.sec / ref.target) or else, for a call with src = 1 and no
  *     reference (code without an object), the pc-relative imm in the same
  *     section. Up to INTERP_MAX_FRAMES frames; a call beyond that is a FAULT.
- *     The callee starts with the caller's r0-r9 (r1-r5 are its arguments)
- *     and r10 = the top of its own zeroed 512-byte stack. On EXIT from a
- *     callee, r0 is its result, r6-r9 and r10 are restored to the caller's
- *     values and r1-r5 hold whatever the callee left (the verifier forbids
- *     reading them).
+ *     The callee starts with the caller's r1-r5 (its arguments), r0 and
+ *     r6-r9 = 0 and r10 = the top of its own zeroed 512-byte stack. On EXIT
+ *     from a callee, r0 is its result, r6-r9 and r10 are restored to the
+ *     caller's values and r1-r5 are 0.
  *     Helper calls (src = 0 or INSN_REF_HELPER), kfunc calls (src = 2 or
  *     INSN_REF_KFUNC) and callx (the helper id is the value of register
- *     dst) go to env->call. r1-r5 are left unchanged by a helper call.
+ *     dst) go to env->call; afterwards r0 is the result and r1-r5 are 0.
+ *     The registers set to 0 are the ones the kernel's verifier marks
+ *     NOT_INIT there (it rejects any read of them) and the SSA lift makes
+ *     undef, which the encoder encodes as 0: a program that reads them
+ *     anyway replays as the model says (docs/architecture.md, "Concrete
+ *     interpreter": undefined values are 0).
  * - LD imm64: a plain immediate (src = 0, ref INSN_REF_NONE) loads imm64;
  *   anything else (map, map value, global, callback, ksym, pseudo src) asks
  *   env->lddw_value for the value. No callback: UNSUPPORTED.

@@ -384,8 +384,8 @@ Z3_ast smt_use(struct enc *en, uint32_t id)
 	struct smt *s = en->s;
 	const struct ssa_insn *v = en->p->values[id];
 
-	if (v->kind == SSA_UNDEF)
-		return fresh(s, "undef", s->bv64);
+	if (v->kind == SSA_UNDEF)   /* 0, as the interpreter has it (interp.h) */
+		return s->zero64;
 	if (!en->done[id]) {
 		switch (v->kind) {
 		case SSA_LOAD: case SSA_STORE: case SSA_ATOMIC: case SSA_CALL: case SSA_PHI:
@@ -600,7 +600,7 @@ static Z3_ast encode_value(struct enc *en, const struct ssa_insn *v)
 
 	switch (v->kind) {
 	case SSA_UNDEF:
-		return fresh(s, "undef", s->bv64);
+		return s->zero64;
 	case SSA_CONST:
 		return k(s, 64, (uint64_t)v->imm);
 	case SSA_INPUT:

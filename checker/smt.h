@@ -29,7 +29,8 @@
  *       + SMT_STACK_WINDOW); with an object: SMT_FRAME_BASE(depth) + 512.
  *       Stack slots never go through memory: the address only matters for
  *       pointer arithmetic and comparisons;
- *     UNDEF: a fresh variable per use; HAVOC, TAILRET, LDPKT: fresh per
+ *     UNDEF: 0, the value the interpreter leaves in a register the
+ *       verifier calls NOT_INIT (interp.h); HAVOC, TAILRET, LDPKT: fresh per
  *       value (LDPKT's out-of-bounds exit is not modelled); ADDR: the fixed
  *       address of a global / map value, else fresh;
  *     CALL: the helper's model (models.h), or r0 fresh and the memory it
@@ -115,7 +116,7 @@ struct smt_mem {
 
 struct smt_prog {
 	const struct ssa_prog *p;
-	Z3_ast *val;              /* by value id; NULL for UNDEF (fresh per use) */
+	Z3_ast *val;              /* by value id; NULL for UNDEF (0 through smt_use) */
 	Z3_ast *guard;            /* by block */
 	Z3_ast **edge;            /* by block, by incoming edge: pred guard AND cond */
 	struct smt_mem *mem_out;  /* by block: memory after it */

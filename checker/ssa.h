@@ -16,8 +16,10 @@
  * - Blocks are in topological order, block 0 the entry; conditional jumps are
  *   a SSA_TERM_BRANCH whose two edges carry the condition and its negation
  *   (the guards the encoder assumes).
- * - Value 0 is UNDEF: the content of an uninitialised register or slot, any
- *   value (the kernel verifier rejects reading it, so it rarely matters).
+ * - Value 0 is UNDEF: the content of an uninitialised register or slot. The
+ *   kernel verifier rejects reading it; the encoder and the interpreter both
+ *   give it the value 0, so a (verifier-rejected) program that reads it
+ *   still replays.
  */
 #ifndef INVCHECK_SSA_H
 #define INVCHECK_SSA_H
@@ -33,7 +35,7 @@
 
 /* X(NAME, text): instruction kinds */
 #define SSA_KINDS(X)                                                     \
-	X(UNDEF,   "undef")    /* any value */                           \
+	X(UNDEF,   "undef")    /* 0: an unset register or slot */        \
 	X(CONST,   "const")    /* imm */                                 \
 	X(INPUT,   "input")    /* r<imm> at program entry (r1 = context) */ \
 	X(FRAME,   "frame")    /* r10 of frame imm: end of its 512-byte stack */ \

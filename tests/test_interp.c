@@ -650,21 +650,24 @@ END_TEST
 START_TEST(call_depth)
 {
 	struct prog *p;
-	/* main + 7 nested calls = 8 frames: fine */
-	EQ("mov %r0, 0\ncall local f1\nexit\n"
-	   "f1:\nadd %r0, 1\ncall local f2\nexit\n"
-	   "f2:\nadd %r0, 1\ncall local f3\nexit\n"
-	   "f3:\nadd %r0, 1\ncall local f4\nexit\n"
-	   "f4:\nadd %r0, 1\ncall local f5\nexit\n"
-	   "f5:\nadd %r0, 1\ncall local f6\nexit\n"
-	   "f6:\nadd %r0, 1\ncall local f7\nexit\n"
-	   "f7:\nadd %r0, 1\nstdw [%r10-8], 1", 7);
+	/* main + 7 nested calls = 8 frames: fine (the count in r1, the
+	 * argument; r0 is the innermost callee's result) */
+	EQ("mov %r1, 0\ncall local f1\nexit\n"
+	   "f1:\nadd %r1, 1\ncall local f2\nexit\n"
+	   "f2:\nadd %r1, 1\ncall local f3\nexit\n"
+	   "f3:\nadd %r1, 1\ncall local f4\nexit\n"
+	   "f4:\nadd %r1, 1\ncall local f5\nexit\n"
+	   "f5:\nadd %r1, 1\ncall local f6\nexit\n"
+	   "f6:\nadd %r1, 1\ncall local f7\nexit\n"
+	   "f7:\nadd %r1, 1\nstdw [%r10-8], 1\nmov %r0, %r1", 7);
 	/* unbounded recursion: the ninth frame faults */
-	p = run_status("mov %r0, 0\ncall local f\nexit\n"
-		       "f:\nadd %r0, 1\ncall local f\nexit", INTERP_FAULT);
+	p = run_status("mov %r0, 9\nmov %r1, 0\ncall local f\nexit\n"
+		       "f:\nadd %r1, 1\ncall local f\nexit", INTERP_FAULT);
 	ck_assert_uint_eq(p->r.depth, INTERP_MAX_FRAMES);
-	ck_assert_uint_eq(p->r.slot, 4);
-	ck_assert_uint_eq(p->ip.regs[0], 7);      /* frames 2..8 added 1 */
+	ck_assert_uint_eq(p->r.slot, 5);
+	ck_assert_uint_eq(p->ip.regs[1], 7);      /* frames 2..8 added 1 */
+	ck_assert_uint_eq(p->ip.regs[0], 0);      /* a callee's r0 starts at 0 */
+	ck_assert_uint_eq(p->r.steps, 3 + 7 * 2);
 	ck_assert_ptr_nonnull(strstr(p->r.msg, "call depth"));
 	prog_close(p);
 	/* a callee's stack is dead after it returns */
@@ -796,15 +799,17 @@ static int loop_call(void *arg, struct interp *ip, const struct insn *in,
 
 START_TEST(callbacks_invoke)
 {
-	/* slots: the callback starts at 15; it returns 1 (stop) when i == r7 */
-#define LOOP_PROG(r7) \
-		"mov %r7, " r7 "\nmov %r6, 66\nstdw [%r10-8], 0\nmov %r1, 5\n" \
-		"mov %r2, 15\nmov %r3, %r10\nadd %r3, -8\ncall 9\n" \
+	/* slots: the callback starts at 15; its ctx (r2) points at the
+	 * caller's r10-16: the stop index, then the sum at r10-8; it returns 1
+	 * (stop) when i == the stop index */
+#define LOOP_PROG(stop) \
+		"mov %r6, 66\nstdw [%r10-8], 0\nstdw [%r10-16], " stop "\n" \
+		"mov %r1, 5\nmov %r2, 15\nmov %r3, %r10\nadd %r3, -16\ncall 9\n" \
 		"ldxdw %r1, [%r10-8]\nmul %r0, 100\nadd %r0, %r1\n" \
 		"jne %r6, 66, bad\nexit\nbad:\nmov %r0, -1\nexit\n" \
-		"cb:\nldxdw %r3, [%r2+0]\nadd %r3, %r1\nstxdw [%r2+0], %r3\n" \
-		"mov %r6, 0\nmov %r0, 0\njne %r1, %r7, out\nmov %r0, 1\n" \
-		"out:\nexit\n"
+		"cb:\nldxdw %r3, [%r2+8]\nadd %r3, %r1\nstxdw [%r2+8], %r3\n" \
+		"ldxdw %r4, [%r2+0]\nmov %r6, 0\nmov %r0, 0\njne %r1, %r4, out\n" \
+		"mov %r0, 1\nout:\nexit\n"
 	static const char *text = LOOP_PROG("99");
 	struct interp_env env = { .call = loop_call };
 	struct prog *p = calloc(1, sizeof(*p));
@@ -815,14 +820,14 @@ START_TEST(callbacks_invoke)
 	/* never stops early: 5 calls, sum 0..4; r6 survives the callbacks */
 	ck_assert_int_eq(prog_run(p, args), INTERP_EXIT);
 	ck_assert_uint_eq(p->r.r0, 510);
-	ck_assert_uint_eq(p->r.steps, 13 + 5 * 7);
+	ck_assert_uint_eq(p->r.steps, 13 + 5 * 8);
 	ck_assert_uint_eq(p->r.depth, 1);
 	interp_fini(&p->ip);
 	/* stops at i == 2: 3 calls, sum 0..2 */
 	prog_open(p, LOOP_PROG("2"), &env);
 	ck_assert_int_eq(prog_run(p, args), INTERP_EXIT);
 	ck_assert_uint_eq(p->r.r0, 303);
-	ck_assert_uint_eq(p->r.steps, 13 + 3 * 7 + 1);
+	ck_assert_uint_eq(p->r.steps, 13 + 3 * 8 + 1);
 	interp_fini(&p->ip);
 	free(p);
 #undef LOOP_PROG
@@ -839,6 +844,93 @@ START_TEST(callbacks_invoke)
 	ck_assert_uint_eq(p->r.slot, 4);
 	ck_assert_uint_eq(p->r.depth, 2);
 	prog_close(p);
+}
+END_TEST
+
+/* The register file at each slot, as on_insn saw it last (r0-r9). */
+struct snaps {
+	uint64_t regs[64][10];
+	bool seen[64];
+};
+
+static void snap_insn(void *arg, int sec, uint32_t slot, const uint64_t regs[ISA_NREGS])
+{
+	struct snaps *sn = arg;
+
+	(void)sec;
+	if (slot < 64) {
+		memcpy(sn->regs[slot], regs, sizeof(sn->regs[slot]));
+		sn->seen[slot] = true;
+	}
+}
+
+/* helper 1: returns 42; helper 9: runs the callback at slot r2 once with
+ * (7, r3); both with the snapshot hook's state as env->arg */
+static int zero_call(void *arg, struct interp *ip, const struct insn *in,
+		     int64_t id, const uint64_t args[5], uint64_t *ret)
+{
+	uint64_t cargs[5] = { 7, args[2], 0, 0, 0 };
+
+	(void)arg;
+	(void)in;
+	if (id == 1) {
+		*ret = 42;
+		return INTERP_CALL_OK;
+	}
+	if (id != 9 || interp_invoke(ip, 0, (uint32_t)args[1], cargs, ret) < 0)
+		return -1;
+	return INTERP_CALL_OK;
+}
+
+#define REGS(sn, slot, ...) do { \
+		const uint64_t want_[10] = { __VA_ARGS__ }; \
+		unsigned r_; \
+		ck_assert_msg((sn)->seen[slot], "slot %u not run", (unsigned)(slot)); \
+		for (r_ = 0; r_ < 10; r_++) \
+			ck_assert_msg((sn)->regs[slot][r_] == want_[r_], \
+				      "slot %u: r%u = %llu, want %llu", (unsigned)(slot), r_, \
+				      (unsigned long long)(sn)->regs[slot][r_], \
+				      (unsigned long long)want_[r_]); \
+	} while (0)
+
+/* The registers the kernel's verifier marks NOT_INIT are 0: a callee's r0
+ * and r6-r9 (also a callback's), r1-r5 after a helper call and after a
+ * subprogram returns; the caller's r6-r9 are back after the return. */
+START_TEST(undefined_registers_are_zero)
+{
+	static const char text[] =
+		"mov %r0, 10\nmov %r1, 1\nmov %r2, 2\nmov %r3, 3\nmov %r4, 4\n"
+		"mov %r5, 5\nmov %r6, 6\nmov %r7, 7\nmov %r8, 8\nmov %r9, 9\n"
+		"call local f\n"                                    /* slot 10 */
+		"mov %r1, 11\nmov %r2, 12\nmov %r3, 13\nmov %r4, 14\n" /* 11 */
+		"mov %r5, 15\ncall 1\n"                             /* 16 */
+		"mov %r1, 5\nmov %r2, 30\nmov %r3, 17\ncall 9\n"    /* 20 */
+		"exit\n"                                            /* 21 */
+		"f:\nmov %r6, 60\nmov %r7, 70\nmov %r8, 80\nmov %r9, 90\n" /* 22 */
+		"mov %r1, 21\nmov %r5, 25\nmov %r0, 100\nexit\n"
+		"cb:\nmov %r6, 61\nmov %r0, 3\nexit\n";            /* 30 */
+	struct snaps *sn = calloc(1, sizeof(*sn));
+	struct interp_env env = { .arg = sn, .call = zero_call, .on_insn = snap_insn };
+	struct prog *p;
+
+	ck_assert_ptr_nonnull(sn);
+	p = run_status_env(text, &env, INTERP_EXIT);
+	/* the callee's entry: its arguments, r0 and r6-r9 zero */
+	REGS(sn, 22, 0, 1, 2, 3, 4, 5, 0, 0, 0, 0);
+	/* back in the caller: r0 the result, r1-r5 zero, r6-r9 the caller's */
+	REGS(sn, 11, 100, 0, 0, 0, 0, 0, 6, 7, 8, 9);
+	/* after the helper: r0 its result, r1-r5 zero, r6-r9 kept */
+	REGS(sn, 17, 42, 0, 0, 0, 0, 0, 6, 7, 8, 9);
+	/* the callback run by helper 9: (7, ctx), r0 and r6-r9 zero */
+	REGS(sn, 30, 0, 7, 17, 0, 0, 0, 0, 0, 0, 0);
+	/* after helper 9: its result (the callback's r0), r1-r5 zero, the
+	 * caller's r6-r9 */
+	REGS(sn, 21, 3, 0, 0, 0, 0, 0, 6, 7, 8, 9);
+	ck_assert_uint_eq(p->r.r0, 3);
+	ck_assert_uint_eq(p->r.steps, 22 + 8 + 3);
+	ck_assert_uint_eq(p->ip.regs[10], INTERP_BASE(INTERP_MEM_STACK, 0) + 512);
+	prog_close(p);
+	free(sn);
 }
 END_TEST
 
@@ -912,6 +1004,7 @@ int main(void)
 	tcase_add_test(tc, call_depth);
 	tcase_add_test(tc, helpers_add_regions);
 	tcase_add_test(tc, callbacks_invoke);
+	tcase_add_test(tc, undefined_registers_are_zero);
 	tcase_add_test(tc, legacy_packet_loads);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);

@@ -812,10 +812,10 @@ END_TEST
  * context), and so does a call the cex marks pkt_written; false at entry. */
 START_TEST(pkt_written_stores_and_calls)
 {
-	/* r1 = ctx, r2 = packet: ctx store, call 5 (slot 2), packet store,
-	 * call 5 again (slot 4) */
-	struct aprog *p = aprog("mov %r3, 7\nstxw [%r1+0], %r3\ncall 5\n"
-				"stxb [%r2+1], %r3\ncall 5\nmov %r0, 2\nexit\n");
+	/* r1 = ctx, r2 = packet (kept in r6: r1-r5 are unset after a call):
+	 * ctx store, call 5 (slot 2), packet store, call 5 again (slot 4) */
+	struct aprog *p = aprog("mov %r6, %r2\nstw [%r1+0], 7\ncall 5\n"
+				"stb [%r6+1], 7\ncall 5\nmov %r0, 2\nexit\n");
 	struct mon_check *c = check_new(0);
 	struct mon_handler *h;
 	uint8_t ctxb[8] = {0}, pktb[16] = {0};
@@ -1057,6 +1057,117 @@ START_TEST(kfunc_arguments_must_be_set)
 }
 END_TEST
 
+/* Registers the verifier calls NOT_INIT, read on some paths only (a
+ * fuzzed program the verifier rejects): the SSA value undef, 0 in the
+ * encoder and in the interpreter alike. TEXT is an XDP program whose
+ * local calls go to the function at "f:" (resolved as the loader does);
+ * the spec is "ret OP K" at the exit; the whole pipeline (search, absint,
+ * Z3, replay). Each program reads the register only when the context's
+ * ingress_ifindex (offset 12) is 7 and returns 1 otherwise; the value
+ * physically left in the register is 2. When the encoder gave undef a
+ * fresh value and the interpreter kept registers as they were, "ret > 0"
+ * was an internal error (the model's 0 replayed as 2) and "ret < 2" was
+ * violated by the kept 2 (the concrete search's input). */
+static void undef_verdict(const char *text, enum spec_binop op, uint64_t k,
+			  struct check_result *r)
+{
+	struct aprog *p = aprog(text);
+	struct mon_check *c = check_new(0);
+	struct mon_handler *h = on(c, SPEC_EV_EXIT, -1);
+	struct check_opts co = { .loop_bound = 2, .timeout_ms = 10000 };
+	struct obj_func *fn = arena_new_array(A, struct obj_func, 2);
+	uint32_t i, fstart = 0;
+
+	for (i = 0; i < p->sec.nslots; i++)
+		if (p->insns[i].op == ISA_CALL && p->insns[i].src == ISA_CALL_LOCAL)
+			fstart = i + 1 + (uint32_t)p->insns[i].imm;
+	for (i = 0; i < p->sec.nslots; i++) {
+		if (p->insns[i].op != ISA_CALL)
+			continue;
+		if (p->insns[i].src == ISA_CALL_LOCAL)
+			p->insns[i].ref = (struct insn_ref){ .kind = INSN_REF_SUBPROG, .index = 1,
+							     .sec = 0, .target = fstart };
+		else
+			p->insns[i].ref = (struct insn_ref){ .kind = INSN_REF_HELPER,
+							     .index = p->insns[i].imm };
+	}
+	fn[0] = p->func;
+	fn[0].prog_type = BPF_PROG_TYPE_XDP;
+	fn[0].struct_ops = -1;
+	if (fstart) {
+		fn[0].nslots = fstart;
+		fn[1] = (struct obj_func){ .name = "f", .sec = 0, .start = fstart,
+					   .nslots = p->sec.nslots - fstart, .struct_ops = -1 };
+	}
+	p->o.funcs = fn;
+	p->o.nfuncs = fstart ? 2 : 1;
+	c->prog = "prog";
+	c->inv = "ret";
+	c->name = "prog.ret";
+	c->file = "test.inv";
+	c->asserts = arena_alloc(A, sizeof(*c->asserts));
+	c->asserts[0] = (struct mon_assert){ .file = "test.inv", .msg = "r", .text = "ret OP K" };
+	c->nasserts = 1;
+	add(h, sassert(0, bin(op, ex(MON_RET, 0), num(k))));
+	check_run(&p->l, c, &co, r);
+}
+
+/* The counterexample of R: ingress_ifindex 7, replayed to r0 = 0. */
+static void undef_cex(const struct check_result *r)
+{
+	const struct cex_region *ctx = NULL;
+	unsigned i;
+
+	ck_assert_msg(r->verdict == CHECK_VIOLATED, "%s: %s", check_verdict_name(r->verdict),
+		      r->reason);
+	ck_assert_uint_eq(r->site, 0);
+	ck_assert_int_eq(r->replay.outcome, REPLAY_ASSERT_FAILED);
+	ck_assert_int_eq(r->replay.event, SPEC_EV_EXIT);
+	ck_assert_uint_eq(r->replay.r0, 0);
+	ck_assert_str_eq(r->replay.msg, "assert 0 failed at exit: r0 = 0");
+	for (i = 0; i < r->cex->nregions; i++)
+		if (r->cex->regions[i].kind == INTERP_MEM_CTX)
+			ctx = &r->cex->regions[i];
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_uint_ge(ctx->size, 16);
+	ck_assert_uint_eq(ctx->bytes[12] | ctx->bytes[13] << 8 | ctx->bytes[14] << 16 |
+			  (uint32_t)ctx->bytes[15] << 24, 7);
+}
+
+START_TEST(undefined_on_some_paths)
+{
+	static const char *const progs[] = {
+		/* (a) a callee's r0 before it writes it (the caller's r0 is 2) */
+		"ldxw %r2, [%r1+12]\nmov %r0, 2\ncall local f\nexit\n"
+		"f:\njeq %r2, 7, +1\nmov %r0, 1\nexit\n",
+		/* (b) a callee's r6 (the caller's is 2) */
+		"ldxw %r2, [%r1+12]\nmov %r6, 2\ncall local f\nexit\n"
+		"f:\nmov %r0, 1\njne %r2, 7, +1\nmov %r0, %r6\nexit\n",
+		/* (c) r2 after a helper call (2 before it) */
+		"ldxw %r6, [%r1+12]\nmov %r2, 2\ncall 7\nmov %r0, 1\n"
+		"jne %r6, 7, +1\nmov %r0, %r2\nexit\n",
+		/* (d) r1 after a subprogram returns (2, the callee keeps it) */
+		"ldxw %r6, [%r1+12]\nmov %r1, 2\ncall local f\nmov %r0, 1\n"
+		"jne %r6, 7, +1\nmov %r0, %r1\nexit\n"
+		"f:\nmov %r0, 5\nexit\n",
+	};
+	struct check_result r;
+	unsigned i;
+
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		/* ret > 0: violated where the register is read (0) */
+		undef_verdict(progs[i], SPEC_BIN_GT, 0, &r);
+		undef_cex(&r);
+		check_result_free(&r);
+		/* ret < 2: holds (0 or 1; never a kept 2) */
+		undef_verdict(progs[i], SPEC_BIN_LT, 2, &r);
+		ck_assert_msg(r.verdict == CHECK_HOLDS, "prog %u: %s: %s", i,
+			      check_verdict_name(r.verdict), r.reason);
+		check_result_free(&r);
+	}
+}
+END_TEST
+
 /* The bound insns <= BOUND of TEXT (an XDP program), with Z3. */
 static void bound_of(const char *text, uint64_t bound, struct check_result *r)
 {
@@ -1205,9 +1316,10 @@ END_TEST
 	"mov %r4, " flags "\n" \
 	"call 181\n" \
 	"exit\n" \
+	"mov %r6, %r1\n" \
 	"call 7\n" \
 	"mov %r0, 0\n" \
-	"jne %r1, 2, +1\n" \
+	"jne %r6, 2, +1\n" \
 	"mov %r0, 1\n" \
 	"exit\n"
 
@@ -1229,7 +1341,7 @@ START_TEST(bpf_loop_in_asm)
 	calls[0] = (struct cex_call){ .sec = 0, .slot = 5, .helper = 181,
 				      .kfunc = -1, .ret = 12345 };
 	for (i = 1; i < 4; i++)
-		calls[i] = (struct cex_call){ .sec = 0, .slot = 7, .helper = 7,
+		calls[i] = (struct cex_call){ .sec = 0, .slot = 8, .helper = 7,
 					      .kfunc = -1, .ret = i };
 	rnd = counter(c, 7);
 	h = on(c, SPEC_EV_CALL, 181);
@@ -1237,24 +1349,24 @@ START_TEST(bpf_loop_in_asm)
 	add(h, sassert(1, eq(ex(MON_INSNS, 0), 4)));
 	h = on(c, SPEC_EV_RETURN, 181);
 	add(h, sassert(2, eq(ex(MON_RET, 0), 3)));
-	add(h, sassert(3, eq(ex(MON_INSNS, 0), 18)));
+	add(h, sassert(3, eq(ex(MON_INSNS, 0), 21)));
 	add(h, sassert(4, eq(idx(MON_CALLED, rnd), 3)));
 	add(h, sassert(5, eq(idx(MON_ARG, 1), 5)));
 	h = on(c, SPEC_EV_RETURN, 7);
 	add(h, sassert(6, bin(SPEC_BIN_LE, ex(MON_RET, 0), num(3))));
 	h = on(c, SPEC_EV_EXIT, -1);
-	add(h, sassert(7, eq(ex(MON_INSNS, 0), 19)));
+	add(h, sassert(7, eq(ex(MON_INSNS, 0), 22)));
 	add(h, sassert(8, num(0)));
 	ck_assert_int_eq(replay(&p->l, c, &x), REPLAY_ASSERT_FAILED);
 	MSG("assert 8 failed at exit: r0 = 3");
-	ck_assert_uint_eq(R.steps, 19);
-	ck_assert_uint_eq(R.npath, 19);
+	ck_assert_uint_eq(R.steps, 22);
+	ck_assert_uint_eq(R.npath, 22);
 	ck_assert_uint_eq(R.path[5].slot, 7);    /* into the callback */
-	ck_assert_uint_eq(R.path[18].slot, 6);
+	ck_assert_uint_eq(R.path[21].slot, 6);
 	/* a callback call the cex does not have */
 	x.ncalls = 3;
 	ck_assert_int_eq(replay(&p->l, c, &x), REPLAY_DIVERGED);
-	MSG("call at asm+7 is bpf_get_prandom_u32, the counterexample has no "
+	MSG("call at asm+8 is bpf_get_prandom_u32, the counterexample has no "
 	    "more calls (3 made)");
 	/* flags != 0: -EINVAL, the callback does not run */
 	x.ncalls = 1;
@@ -1563,6 +1675,7 @@ int main(int argc, char **argv)
 	tcase_add_test(tc, accesses_outside_are_not_modelled);
 	tcase_add_test(tc, worst_case_outside_is_not_reported);
 	tcase_add_test(tc, kfunc_arguments_must_be_set);
+	tcase_add_test(tc, undefined_on_some_paths);
 	tcase_add_test(tc, bpf_loop_in_asm);
 	tcase_add_test(tc, xdp_fw_ssh_passes);
 	tcase_add_test(tc, loop_sum_bpf_loop_and_globals);
