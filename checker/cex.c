@@ -543,16 +543,18 @@ int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 	setup_regions(&x);
 	walk_path(&x);
 	outside = found && !x.failed && outside_regions(&x, why, len);
-	free(x.onpath);
 	if (site >= 0)
 		cx->site = (unsigned)site;
 	if (!found || x.failed) {
 		snprintf(why, len, "%s", !found ? "the model fails no assert on its path"
 			 : "a value of the model could not be evaluated");
+		free(x.onpath);
 		return -EINVAL;
 	}
-	if (outside)
+	if (outside) {
+		free(x.onpath);
 		return -ERANGE;
+	}
 	cx->func = c->func;
 	cx->args[0] = SMT_CTX_BASE;
 	for (i = 2; i <= 5; i++)
@@ -567,7 +569,8 @@ int cex_extract(struct smt *s, const struct smt_prog *e, void *model,
 	cx->ncalls = (unsigned)x.calls.len;
 	cx->reads = x.reads.data;
 	cx->nreads = (unsigned)x.reads.len;
-	cx->unspecified = unspecified_read(&x);
+	cx->unspecified = unspecified_read(&x);   /* reads x.onpath */
+	free(x.onpath);
 	cx->nksyms = x.o->nexterns;
 	cx->ksyms = arena_alloc(a, (cx->nksyms + 1) * sizeof(*cx->ksyms));
 	for (i = 0; i < cx->nksyms; i++)
