@@ -428,10 +428,10 @@ static void entry_state(struct lifter *l, struct state *st)
  * array: node N's are (*pe)[start[N] .. start[N] + npreds). */
 static void incoming_edges(const struct xgraph *x, uint32_t **start, struct pedge **pe)
 {
-	uint32_t *fill = calloc(x->nnodes + 1, sizeof(uint32_t));
+	uint32_t *fill = calloc_big(x->nnodes + 1, sizeof(uint32_t));
 	uint32_t i, j, t, total = 0;
 
-	*start = malloc(sizeof(uint32_t) * (x->nnodes + 1));
+	*start = calloc_big(x->nnodes + 1, sizeof(uint32_t));
 	if (!fill || !*start)
 		abort();
 	for (i = 0; i < x->nnodes; i++) {
@@ -439,7 +439,7 @@ static void incoming_edges(const struct xgraph *x, uint32_t **start, struct pedg
 		total += x->nodes[i].npreds;
 	}
 	(*start)[x->nnodes] = total;
-	*pe = malloc(sizeof(struct pedge) * (total + 1));
+	*pe = calloc_big(total + 1, sizeof(struct pedge));
 	if (!*pe)
 		abort();
 	for (t = 0; t < x->nnodes; t++) {
@@ -506,9 +506,9 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 static int lift_graph(struct lifter *l)
 {
 	struct xgraph *x = l->x;
-	struct state **out = calloc(x->nnodes, sizeof(*out));
+	struct state **out = calloc_big(x->nnodes, sizeof(*out));
 	struct state **ins = NULL;
-	uint32_t *left = calloc(x->nnodes, sizeof(uint32_t)), *start;
+	uint32_t *left = calloc_big(x->nnodes, sizeof(uint32_t)), *start;
 	struct pedge *pe;
 	uint32_t i, j, t, maxp = 1;
 

@@ -206,7 +206,7 @@ static const char *use_of(const struct ssa_prog *p, const uint8_t *m, const stru
 
 const char *ssa_undef_use(const struct ssa_prog *p)
 {
-	uint8_t *m = calloc(p->nvalues ? p->nvalues : 1, 1);
+	uint8_t *m = calloc_big(p->nvalues, 1);
 	const char *why = NULL;
 	uint32_t b, i;
 
