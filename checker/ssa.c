@@ -370,6 +370,10 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 	place_phis_first(l);
 	b->insns = arena_dup(l->a, l->insns.data, sizeof(struct ssa_insn *) * l->insns.len);
 	b->ninsns = (uint32_t)l->insns.len;
+	if (!l->map_value_oob)
+		l->map_value_oob = ssa_insns_map_value_oob(l->p->o, l->values.data,
+							   (uint32_t)l->values.len,
+							   b->insns, b->ninsns);
 }
 
 /* States are recycled: a lift allocates as many as are live at once (the
@@ -602,8 +606,8 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	p->nvalues = (uint32_t)l.values.len;
 	if (!err && !p->unsupported)
 		p->unsupported = ssa_undef_use(p);   /* ssa_undef.c */
-	if (!err && !p->unsupported)
-		p->unsupported = ssa_map_value_oob(p);
+	if (!err && !p->unsupported && !p->bare && l.map_value_oob)
+		p->unsupported = SSA_MAP_VALUE_OOB;   /* ssa_map_value_oob, block by block */
 	buf_free(&l.ptrs);
 	buf_free(&l.insns);
 	if (err)
