@@ -81,6 +81,9 @@ void *vec_push(struct arena *a, struct vec *v, size_t elem_size);
  * buf_free() releases it. */
 void *buf_push(struct vec *v, size_t elem_size);
 void buf_free(struct vec *v);
+/* calloc for a large scratch array (released with free): from 4 MiB it is
+ * marked for transparent huge pages like buf_push's arrays. */
+void *calloc_big(size_t n, size_t size);
 
 /* ---- diag.c ----------------------------------------------------------- */
 enum diag_level { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };

@@ -82,10 +82,55 @@ struct expander {
 	struct diag *d;
 	unsigned bound;
 	uint32_t max_nodes;
-	struct htab ctx_tab, node_tab;
-	struct vec ctxs, nodes, frames;  /* malloc'd, copied into the arena at the end */
+	struct htab ctx_tab, node_tab;   /* contexts and nodes not in the direct tables */
+	struct vec ctxs, nodes, frames;  /* malloc'd, adopted by the arena at the end */
+	struct dense *dense;             /* per function, made with its CFG */
+	struct vec ctx_base;             /* uint32_t per context: its first slot in slots */
+	struct vec ctx_next;             /* uint32_t per LOOP context: the next iteration's + 1 */
+	struct vec slots;                /* uint32_t: node + 1 per (context, direct block),
+	                                  * then context + 1 per (context, directly nested loop) */
 	int err;
 };
+
+/* Direct tables (instead of hashing the keys): a block node of context C
+ * is a block whose innermost loop is C's loop (C's function's blocks in no
+ * loop for a ROOT/CALL/CB context: an edge enters a natural loop only at
+ * its header, and edge_target leaves the loops that do not hold the
+ * target), and a loop context entered from C is of a loop directly nested
+ * in C's loop (or an outermost loop). Each context gets one slot per such
+ * block and loop; a key that does not fit (never expected) goes to the
+ * hash tables. */
+struct dense {
+	int *index;      /* block -> its index among the blocks of its innermost
+	                  * loop; then loop -> its index among its siblings */
+	uint32_t *nblk;  /* loop + 1 -> blocks whose innermost loop it is (-1:
+	                  * none) */
+	uint32_t *size;  /* loop + 1 -> slots of a context of that loop */
+};
+
+static void dense_build(struct expander *e, int f, const struct cfg *g)
+{
+	struct dense *d = &e->dense[f];
+	uint32_t *nb = calloc((size_t)g->nloops + 1, sizeof(uint32_t));
+	uint32_t *nl = calloc((size_t)g->nloops + 1, sizeof(uint32_t));
+	int b, l;
+
+	d->index = arena_new_array(e->a, int, (size_t)g->nblocks + g->nloops + 1);
+	d->nblk = arena_new_array(e->a, uint32_t, (size_t)g->nloops + 1);
+	d->size = arena_new_array(e->a, uint32_t, (size_t)g->nloops + 1);
+	if (!nb || !nl)
+		abort();
+	for (b = 0; b < g->nblocks; b++)
+		d->index[b] = (int)nb[g->blocks[b].loop + 1]++;
+	for (l = 0; l < g->nloops; l++)
+		d->index[g->nblocks + l] = (int)nl[g->loops[l].parent + 1]++;
+	for (l = 0; l <= g->nloops; l++) {
+		d->nblk[l] = nb[l];
+		d->size[l] = nb[l] + nl[l];
+	}
+	free(nb);
+	free(nl);
+}
 
 static struct xctx *ctx_get(struct expander *e, uint32_t c)
 {
@@ -116,6 +161,7 @@ static int get_cfg(struct expander *e, int f, const struct cfg **out)
 
 		if (err)
 			return err;
+		dense_build(e, f, x->cfgs[f]);
 	}
 	*out = x->cfgs[f];
 	return 0;
@@ -134,35 +180,98 @@ static uint32_t new_frame(struct expander *e, int func, int parent, int sec,
 	return (uint32_t)(e->frames.len - 1);
 }
 
-static uint32_t ctx_intern(struct expander *e, enum xctx_kind kind,
-			   uint32_t parent, int func, int a, int b)
+/* The index in e->slots of block B of context C's function (LOOP < 0), or
+ * of entering loop LOOP from C; UINT32_MAX when it has no direct slot. */
+static uint32_t dense_index(struct expander *e, uint32_t c, int b, int loop)
 {
-	uint32_t key[4] = { kind | (uint32_t)func << 4, parent, (uint32_t)a, (uint32_t)b };
-	uint32_t *slot = htab_slot(&e->ctx_tab, key);
-	struct xctx *c, *p;
+	const struct xctx *xc = ctx_get(e, c);
+	const struct cfg *g = e->x->cfgs[xc->func];
+	const struct dense *d = &e->dense[xc->func];
+	int own = xc->kind == XCTX_LOOP ? xc->a : -1;
+	uint32_t base = ((uint32_t *)e->ctx_base.data)[c];
 
-	if (*slot != UINT32_MAX)
-		return *slot;
-	*slot = (uint32_t)e->ctxs.len;
-	e->ctx_tab.len++;
-	c = buf_push(&e->ctxs, sizeof(*c));
-	p = ctx_get(e, parent);
+	if (loop >= 0)
+		return g->loops[loop].parent == own ?
+			base + d->nblk[own + 1] + (uint32_t)d->index[g->nblocks + loop] :
+			UINT32_MAX;
+	return g->blocks[b].loop == own ? base + (uint32_t)d->index[b] : UINT32_MAX;
+}
+
+static uint32_t *slot_at(struct expander *e, uint32_t i)
+{
+	return &((uint32_t *)e->slots.data)[i];
+}
+
+static uint32_t ctx_new(struct expander *e, enum xctx_kind kind,
+			uint32_t parent, int func, int a, int b)
+{
+	uint32_t n = (uint32_t)e->ctxs.len, size;
+	struct xctx *c = buf_push(&e->ctxs, sizeof(*c)), *p;
+
 	c->kind = kind;
 	c->parent = parent;
 	c->func = func;
 	c->a = a;
 	c->b = b;
-	if (kind == XCTX_LOOP) {
+	if (kind == XCTX_ROOT) {
+		c->depth = 1;
+	} else if (kind == XCTX_LOOP) {
+		p = ctx_get(e, parent);
 		c->frame = p->frame;
 		c->depth = p->depth;
 	} else {
-		const struct cfg *g = e->x->cfgs[p->func];
-		uint32_t site = g->blocks[a].last;
+		const struct cfg *g;
+		uint32_t site;
 
+		p = ctx_get(e, parent);
+		g = e->x->cfgs[p->func];
+		site = g->blocks[a].last;
 		c->frame = new_frame(e, func, (int)p->frame, g->sec, site, kind == XCTX_CB);
 		c->depth = p->depth + 1;
 	}
-	return *slot;
+	size = e->dense[func].size[(kind == XCTX_LOOP ? a : -1) + 1];
+	*(uint32_t *)buf_push(&e->ctx_base, sizeof(uint32_t)) = (uint32_t)e->slots.len;
+	buf_push(&e->ctx_next, sizeof(uint32_t));
+	while (size--)
+		buf_push(&e->slots, sizeof(uint32_t));
+	return n;
+}
+
+static uint32_t ctx_intern(struct expander *e, enum xctx_kind kind,
+			   uint32_t parent, int func, int a, int b)
+{
+	uint32_t key[4] = { kind | (uint32_t)func << 4, parent, (uint32_t)a, (uint32_t)b };
+	uint32_t i = kind == XCTX_LOOP && b == 0 ? dense_index(e, parent, -1, a) : UINT32_MAX;
+	uint32_t *slot, c;
+
+	if (i != UINT32_MAX) {
+		if (*slot_at(e, i))
+			return *slot_at(e, i) - 1;
+		c = ctx_new(e, kind, parent, func, a, b);
+		*slot_at(e, i) = c + 1;
+		return c;
+	}
+	slot = htab_slot(&e->ctx_tab, key);
+	if (*slot != UINT32_MAX)
+		return *slot;
+	e->ctx_tab.len++;
+	c = ctx_new(e, kind, parent, func, a, b);
+	*htab_slot(&e->ctx_tab, key) = c;
+	return c;
+}
+
+/* The context of the next iteration of LOOP context C (made once, here:
+ * it is entered only along C's back edges). */
+static uint32_t ctx_next_iter(struct expander *e, uint32_t c)
+{
+	const struct xctx *xc = ctx_get(e, c);
+	uint32_t n;
+
+	if (((uint32_t *)e->ctx_next.data)[c])
+		return ((uint32_t *)e->ctx_next.data)[c] - 1;
+	n = ctx_new(e, XCTX_LOOP, xc->parent, xc->func, xc->a, xc->b + 1);
+	((uint32_t *)e->ctx_next.data)[c] = n + 1;
+	return n;
 }
 
 static uint32_t node_new(struct expander *e, enum xnode_kind kind, uint32_t ctx,
@@ -186,9 +295,17 @@ static uint32_t node_intern(struct expander *e, enum xnode_kind kind,
 			    uint32_t ctx, int block, int k)
 {
 	uint32_t key[4] = { kind, ctx, (uint32_t)block, (uint32_t)k };
-	uint32_t *slot = htab_slot(&e->node_tab, key);
-	uint32_t n;
+	uint32_t i = kind == XN_BLOCK ? dense_index(e, ctx, block, -1) : UINT32_MAX;
+	uint32_t *slot, n;
 
+	if (i != UINT32_MAX) {
+		if (*slot_at(e, i))
+			return *slot_at(e, i) - 1;
+		n = node_new(e, kind, ctx, block, k);
+		*slot_at(e, i) = n + 1;
+		return n;
+	}
+	slot = htab_slot(&e->node_tab, key);
 	if (*slot != UINT32_MAX)
 		return *slot;
 	e->node_tab.len++;
@@ -198,7 +315,7 @@ static uint32_t node_intern(struct expander *e, enum xnode_kind kind,
 }
 
 static void add_edge(struct expander *e, uint32_t from, uint32_t to,
-		     enum xedge_act act, int64_t imm, uint32_t frame)
+		     enum xedge_act act, int32_t imm, uint32_t frame)
 {
 	struct xnode *n = node_get(e, from);
 	struct xedge *ed = &n->succ[n->nsucc++];
@@ -232,7 +349,7 @@ static uint32_t edge_target(struct expander *e, uint32_t ctx, int u, int v)
 			}
 			if ((unsigned)cc->b + 1 >= e->bound)
 				return node_new(e, XN_UNWIND, c, v, 0);
-			c = ctx_intern(e, XCTX_LOOP, cc->parent, cc->func, l, cc->b + 1);
+			c = ctx_next_iter(e, c);
 		} else {
 			c = ctx_intern(e, XCTX_LOOP, c, cc->func, l, 0);
 		}
@@ -432,29 +549,30 @@ int expand_program(const struct object *o, int func, struct insn **insns,
 	x->o = o;
 	x->insns = insns;
 	x->cfgs = arena_new_array(a, struct cfg *, o->nfuncs);
+	e.dense = arena_new_array(a, struct dense, o->nfuncs);
 	e.x = x;
 	e.err = get_cfg(&e, func, &g);
 	if (e.err)
 		return e.err;
-	root = buf_push(&e.ctxs, sizeof(*root));
-	root->kind = XCTX_ROOT;
-	root->func = func;
-	root->depth = 1;
+	ctx_new(&e, XCTX_ROOT, 0, func, 0, 0);
+	root = ctx_get(&e, 0);
 	root->frame = new_frame(&e, func, -1, o->funcs[func].sec, o->funcs[func].start, false);
 	entry_node(&e, 0);
 	for (n = 0; n < e.nodes.len && !e.err; n++) {
 		x->nodes = e.nodes.data;
 		expand_node(&e, n);
 	}
-	x->ctxs = arena_dup(a, e.ctxs.data, e.ctxs.len * sizeof(struct xctx));
+	/* the arrays are handed to the arena as they are: a copy would touch
+	 * as many fresh pages again (80 bytes a node) */
+	x->ctxs = arena_adopt(a, e.ctxs.data, e.ctxs.cap * sizeof(struct xctx));
 	x->nctxs = (uint32_t)e.ctxs.len;
-	x->nodes = arena_dup(a, e.nodes.data, e.nodes.len * sizeof(struct xnode));
+	x->nodes = arena_adopt(a, e.nodes.data, e.nodes.cap * sizeof(struct xnode));
 	x->nnodes = (uint32_t)e.nodes.len;
-	x->frames = arena_dup(a, e.frames.data, e.frames.len * sizeof(struct ssa_frame));
+	x->frames = arena_adopt(a, e.frames.data, e.frames.cap * sizeof(struct ssa_frame));
 	x->nframes = (uint32_t)e.frames.len;
-	buf_free(&e.ctxs);
-	buf_free(&e.nodes);
-	buf_free(&e.frames);
+	buf_free(&e.ctx_base);
+	buf_free(&e.ctx_next);
+	buf_free(&e.slots);
 	htab_free(&e.ctx_tab);
 	htab_free(&e.node_tab);
 	if (e.err == -E2BIG)

@@ -45,7 +45,7 @@ enum xedge_act {
 struct xedge {
 	uint32_t to;
 	enum xedge_act act;
-	int64_t imm;
+	int32_t imm;    /* PUSH_CB, SET_R0: an iteration number */
 	uint32_t frame; /* PUSH: the new frame */
 };
 

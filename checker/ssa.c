@@ -370,6 +370,10 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 	place_phis_first(l);
 	b->insns = arena_dup(l->a, l->insns.data, sizeof(struct ssa_insn *) * l->insns.len);
 	b->ninsns = (uint32_t)l->insns.len;
+	if (!l->map_value_oob)
+		l->map_value_oob = ssa_insns_map_value_oob(l->p->o, l->values.data,
+							   (uint32_t)l->values.len,
+							   b->insns, b->ninsns);
 }
 
 /* States are recycled: a lift allocates as many as are live at once (the
@@ -428,10 +432,10 @@ static void entry_state(struct lifter *l, struct state *st)
  * array: node N's are (*pe)[start[N] .. start[N] + npreds). */
 static void incoming_edges(const struct xgraph *x, uint32_t **start, struct pedge **pe)
 {
-	uint32_t *fill = calloc(x->nnodes + 1, sizeof(uint32_t));
+	uint32_t *fill = calloc_big(x->nnodes + 1, sizeof(uint32_t));
 	uint32_t i, j, t, total = 0;
 
-	*start = malloc(sizeof(uint32_t) * (x->nnodes + 1));
+	*start = calloc_big(x->nnodes + 1, sizeof(uint32_t));
 	if (!fill || !*start)
 		abort();
 	for (i = 0; i < x->nnodes; i++) {
@@ -439,7 +443,7 @@ static void incoming_edges(const struct xgraph *x, uint32_t **start, struct pedg
 		total += x->nodes[i].npreds;
 	}
 	(*start)[x->nnodes] = total;
-	*pe = malloc(sizeof(struct pedge) * (total + 1));
+	*pe = calloc_big(total + 1, sizeof(struct pedge));
 	if (!*pe)
 		abort();
 	for (t = 0; t < x->nnodes; t++) {
@@ -506,9 +510,9 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 static int lift_graph(struct lifter *l)
 {
 	struct xgraph *x = l->x;
-	struct state **out = calloc(x->nnodes, sizeof(*out));
+	struct state **out = calloc_big(x->nnodes, sizeof(*out));
 	struct state **ins = NULL;
-	uint32_t *left = calloc(x->nnodes, sizeof(uint32_t)), *start;
+	uint32_t *left = calloc_big(x->nnodes, sizeof(uint32_t)), *start;
 	struct pedge *pe;
 	uint32_t i, j, t, maxp = 1;
 
@@ -602,8 +606,8 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	p->nvalues = (uint32_t)l.values.len;
 	if (!err && !p->unsupported)
 		p->unsupported = ssa_undef_use(p);   /* ssa_undef.c */
-	if (!err && !p->unsupported)
-		p->unsupported = ssa_map_value_oob(p);
+	if (!err && !p->unsupported && !p->bare && l.map_value_oob)
+		p->unsupported = SSA_MAP_VALUE_OOB;   /* ssa_map_value_oob, block by block */
 	buf_free(&l.ptrs);
 	buf_free(&l.insns);
 	if (err)

@@ -92,8 +92,8 @@ struct ssa_memarg {
 	uint32_t *wvals;
 };
 
-/* Fields are ordered so that the struct has no padding (96 bytes); the
- * operands follow it in the same allocation (lift_emit). */
+/* Fields are ordered so that the struct has no padding (88 bytes); the
+ * operands are its last member, in the same allocation (lift_emit). */
 struct ssa_insn {
 	enum ssa_kind kind;
 	uint32_t id;        /* value number: printed v<id> */
@@ -105,7 +105,6 @@ struct ssa_insn {
 	uint16_t frame;           /* origin: the frame */
 	uint32_t nargs;
 	int64_t imm;
-	uint32_t *args;
 	/* origin */
 	int sec;
 	uint32_t slot;
@@ -114,27 +113,30 @@ struct ssa_insn {
 	const char *var;          /* PHI: the variable it merges ("r3", "fp0-8") */
 	struct ssa_memarg *mem;   /* CALL, nmem entries */
 	struct insn_ref ref;      /* ADDR, CALL (kfunc/helper) */
+	uint32_t args[];          /* nargs operands */
 };
 
+/* Fields are ordered so that the struct has no padding inside (88 bytes;
+ * one per node of the expanded program). */
 struct ssa_block {
-	uint32_t id;
 	struct ssa_insn **insns;  /* phis first */
+	uint32_t *preds;          /* one per incoming edge, the phi order */
+	const char *note;         /* synthetic blocks: what they are */
+	uint32_t id;
 	uint32_t ninsns;
 	enum ssa_term term;
 	uint8_t cond_op;          /* BRANCH: enum isa_op (JEQ .. JSLE) */
 	bool cond64;
+	uint16_t frame;           /* origin: the frame */
 	uint32_t a, b;            /* BRANCH operands, EXIT value */
 	uint32_t succ[2];
 	uint32_t nsucc;
-	uint32_t *preds;          /* one per incoming edge, the phi order */
 	uint32_t npreds;
 	/* origin */
 	int func;                 /* index in o->funcs, -1 for synthetic blocks */
 	int cfg_block;
-	uint16_t frame;
 	uint32_t ctx;             /* expansion context (see ssa_block_context) */
 	uint32_t first_slot, last_slot;
-	const char *note;         /* synthetic blocks: what they are */
 };
 
 struct ssa_frame {

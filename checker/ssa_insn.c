@@ -42,7 +42,6 @@ struct ssa_insn *lift_emit(struct lifter *l, enum ssa_kind k, uint32_t n)
 
 	in->kind = k;
 	in->id = (uint32_t)l->values.len;
-	in->args = n ? (uint32_t *)(in + 1) : NULL;
 	in->nargs = n;
 	in->sec = l->sec;
 	in->slot = l->slot;

@@ -50,6 +50,7 @@ struct lifter {
 	struct vec spare;      /* struct state *: free states (malloc) */
 	size_t merge_end;      /* insns of the block when its merge ended: phis
 	                        * are only made there (merge_word) */
+	bool map_value_oob;    /* a lifted block has ssa_insns_map_value_oob */
 };
 
 void lift_unsupported(struct lifter *l, const char *fmt, ...)
@@ -74,8 +75,13 @@ uint32_t lift_load_value(struct lifter *l, uint32_t base, int16_t off, unsigned 
 /* ssa_undef.c: the first use of a value not initialised on its path (as
  * an unsupported reason), or NULL. */
 const char *ssa_undef_use(const struct ssa_prog *p);
-/* ssa_undef.c: a constant-offset access outside a looked-up map value, or
- * NULL. */
-const char *ssa_map_value_oob(const struct ssa_prog *p);
+/* ssa_undef.c: is one of INSNS a constant-offset access outside a
+ * looked-up map value (VALUES: the values so far)? The lift asks it of each
+ * block as it ends, while the block is in the cache, instead of walking the
+ * whole program again; the program is then unsupported with this reason
+ * (unless ssa_undef_use gave one). */
+#define SSA_MAP_VALUE_OOB "a memory access outside a map value (the verifier rejects it)"
+bool ssa_insns_map_value_oob(const struct object *o, struct ssa_insn *const *values,
+			     uint32_t nvalues, struct ssa_insn *const *insns, uint32_t n);
 
 #endif

@@ -206,7 +206,7 @@ static const char *use_of(const struct ssa_prog *p, const uint8_t *m, const stru
 
 const char *ssa_undef_use(const struct ssa_prog *p)
 {
-	uint8_t *m = calloc(p->nvalues ? p->nvalues : 1, 1);
+	uint8_t *m = calloc_big(p->nvalues, 1);
 	const char *why = NULL;
 	uint32_t b, i;
 
@@ -231,20 +231,21 @@ const char *ssa_undef_use(const struct ssa_prog *p)
 }
 
 /* The value size of the map whose lookup (bpf_map_lookup_elem) gives
- * value ID, or 0 when ID is not such a lookup. */
-static uint32_t lookup_value_size(const struct ssa_prog *p, uint32_t id)
+ * value ID (of VALUES, N of them), or 0 when ID is not such a lookup. */
+static uint32_t lookup_value_size(const struct object *o, struct ssa_insn *const *values,
+				  uint32_t n, uint32_t id)
 {
-	const struct ssa_insn *v = id < p->nvalues ? p->values[id] : NULL;
+	const struct ssa_insn *v = id < n ? values[id] : NULL;
 	const struct ssa_insn *m;
 
 	if (!v || v->kind != SSA_CALL || v->ref.kind == INSN_REF_KFUNC || v->imm != 1 ||
-	    !v->nargs || v->args[0] >= p->nvalues)
+	    !v->nargs || v->args[0] >= n)
 		return 0;
-	m = p->values[v->args[0]];
-	if (!m || m->kind != SSA_ADDR || m->ref.kind != INSN_REF_MAP || !p->o ||
-	    m->ref.index < 0 || (uint32_t)m->ref.index >= p->o->nmaps)
+	m = values[v->args[0]];
+	if (!m || m->kind != SSA_ADDR || m->ref.kind != INSN_REF_MAP || !o ||
+	    m->ref.index < 0 || (uint32_t)m->ref.index >= o->nmaps)
 		return 0;
-	return p->o->maps[m->ref.index].value_size;
+	return o->maps[m->ref.index].value_size;
 }
 
 /* A load, store or atomic at a constant offset from a map lookup's result
@@ -253,26 +254,22 @@ static uint32_t lookup_value_size(const struct ssa_prog *p, uint32_t id)
  * bounds there) while the interpreter faults, so a counterexample or a
  * worst case through it would not replay (fuzz_check: a damaged
  * cgroup_skb with `lock *(u64 *)(r0 +154) += r1` on an 8-byte value). */
-const char *ssa_map_value_oob(const struct ssa_prog *p)
+bool ssa_insns_map_value_oob(const struct object *o, struct ssa_insn *const *values,
+			     uint32_t nvalues, struct ssa_insn *const *insns, uint32_t n)
 {
-	uint32_t b, i;
+	uint32_t i;
 
-	if (p->bare)
-		return NULL;
-	for (b = 0; b < p->nblocks; b++) {
-		const struct ssa_block *bl = p->blocks[b];
+	for (i = 0; i < n; i++) {
+		const struct ssa_insn *v = insns[i];
+		uint32_t vs;
 
-		for (i = 0; i < bl->ninsns; i++) {
-			const struct ssa_insn *v = bl->insns[i];
-			uint32_t vs;
-
-			if ((v->kind != SSA_LOAD && v->kind != SSA_STORE && v->kind != SSA_ATOMIC) ||
-			    !v->nargs)
-				continue;
-			vs = lookup_value_size(p, v->args[0]);
-			if (vs && (v->imm < 0 || (uint64_t)v->imm + v->size > vs))
-				return "a memory access outside a map value (the verifier rejects it)";
-		}
+		if ((v->kind != SSA_LOAD && v->kind != SSA_STORE && v->kind != SSA_ATOMIC) ||
+		    !v->nargs)
+			continue;
+		vs = lookup_value_size(o, values, nvalues, v->args[0]);
+		if (vs && (v->imm < 0 || (uint64_t)v->imm + v->size > vs))
+			return true;
 	}
-	return NULL;
+	return false;
 }
+
