@@ -434,18 +434,14 @@ static bool in_regions(const struct cx *x, uint64_t addr, uint32_t size)
 	return false;
 }
 
-/* The first load, store or atomic of the path through a pointer into a
- * memory region (the encoder's unbounded array of the packet, a map value,
- * a ringbuf reservation) whose bytes are in none of the regions: the
- * model's run reads or writes memory the program does not have (an
- * unchecked packet access, an offset added past a map value; the verifier
- * rejects such programs). The encoder over-approximates that access with
- * free bytes; the concrete run would fault, so no counterexample can
- * replay it. Writes WHY and returns true. */
-static bool outside_regions(struct cx *x, char *why, size_t len)
+/* The first access of the model's path (MON: the spec's reads; else the
+ * program's loads, stores and atomics) whose bytes are in none of the
+ * counterexample's regions though its pointer is into a memory region,
+ * or (MON only) whose address is a number, not a pointer into memory.
+ * Its address in *ADDR; NULL: none. */
+static const struct ssa_insn *stray_access(struct cx *x, bool mon, uint64_t *addr)
 {
 	uint32_t b, i, code;
-	uint64_t addr;
 
 	for (b = 0; b < x->p->nblocks; b++) {
 		if (!x->onpath[b])
@@ -453,23 +449,46 @@ static bool outside_regions(struct cx *x, char *why, size_t len)
 		for (i = 0; i < x->p->blocks[b]->ninsns; i++) {
 			const struct ssa_insn *v = x->p->blocks[b]->insns[i];
 
-			if ((v->kind != SSA_LOAD && v->kind != SSA_STORE && v->kind != SSA_ATOMIC) ||
-			    v->mon || !v->nargs || !x->e->val[v->args[0]])
+			if (mon ? v->kind != SSA_LOAD || !v->mon
+				: (v->kind != SSA_LOAD && v->kind != SSA_STORE &&
+				   v->kind != SSA_ATOMIC) || v->mon)
+				continue;
+			if (!v->nargs || !x->e->val[v->args[0]])
 				continue;
 			code = x->e->region[v->args[0]];
-			if (code < SMT_REGION_MEM0 || code - SMT_REGION_MEM0 >= x->e->nregions)
+			if (code < SMT_REGION_MEM0 ? !mon : code - SMT_REGION_MEM0 >= x->e->nregions)
 				continue;
-			addr = val(x, x->e->val[v->args[0]]) + (uint64_t)v->imm;
-			if (in_regions(x, addr, v->size))
-				continue;
-			snprintf(why, len, "a %s of %u bytes at 0x%" PRIx64 " through a pointer into the %s "
-				 "outside its memory on the model's path (the verifier rejects it)",
-				 v->kind == SSA_LOAD ? "load" : v->kind == SSA_STORE ? "store" : "atomic",
-				 v->size, addr, x->e->region_name[code - SMT_REGION_MEM0]);
-			return true;
+			*addr = val(x, x->e->val[v->args[0]]) + (uint64_t)v->imm;
+			if (code < SMT_REGION_MEM0 || !in_regions(x, *addr, v->size))
+				return v;
 		}
 	}
-	return false;
+	return NULL;
+}
+
+static const char *region_of(const struct cx *x, const struct ssa_insn *v)
+{
+	return x->e->region_name[x->e->region[v->args[0]] - SMT_REGION_MEM0];
+}
+
+/* The program's first access outside every region (stray_access): the
+ * model's run reads or writes memory the program does not have (an
+ * unchecked packet access, an offset added past a map value; the verifier
+ * rejects such programs). The encoder over-approximates that access with
+ * free bytes; the concrete run would fault, so no counterexample can
+ * replay it. Writes WHY and returns true. */
+static bool outside_regions(struct cx *x, char *why, size_t len)
+{
+	uint64_t addr;
+	const struct ssa_insn *v = stray_access(x, false, &addr);
+
+	if (!v)
+		return false;
+	snprintf(why, len, "a %s of %u bytes at 0x%" PRIx64 " through a pointer into the %s "
+		 "outside its memory on the model's path (the verifier rejects it)",
+		 v->kind == SSA_LOAD ? "load" : v->kind == SSA_STORE ? "store" : "atomic",
+		 v->size, addr, region_of(x, v));
+	return true;
 }
 
 /* The first read of the spec (u8(p) .. be64(p)) on the model's path whose
@@ -482,30 +501,16 @@ static bool outside_regions(struct cx *x, char *why, size_t len)
  * every spec read on the path is of memory the counterexample has. */
 static const char *unspecified_read(struct cx *x)
 {
-	uint32_t b, i, code;
 	uint64_t addr;
+	const struct ssa_insn *v = stray_access(x, true, &addr);
 
-	for (b = 0; b < x->p->nblocks; b++) {
-		if (!x->onpath[b])
-			continue;
-		for (i = 0; i < x->p->blocks[b]->ninsns; i++) {
-			const struct ssa_insn *v = x->p->blocks[b]->insns[i];
-
-			if (v->kind != SSA_LOAD || !v->mon || !v->nargs || !x->e->val[v->args[0]])
-				continue;
-			code = x->e->region[v->args[0]];
-			addr = val(x, x->e->val[v->args[0]]) + (uint64_t)v->imm;
-			if (code < SMT_REGION_MEM0)
-				return arena_printf(x->a, "the spec's %u-byte read at 0x%" PRIx64
-						    " through a number (not a pointer into the program's "
-						    "memory)", v->size, addr);
-			if (code - SMT_REGION_MEM0 < x->e->nregions && !in_regions(x, addr, v->size))
-				return arena_printf(x->a, "the spec's %u-byte read at 0x%" PRIx64
-						    " outside the %s's memory", v->size, addr,
-						    x->e->region_name[code - SMT_REGION_MEM0]);
-		}
-	}
-	return NULL;
+	if (!v)
+		return NULL;
+	if (x->e->region[v->args[0]] < SMT_REGION_MEM0)
+		return arena_printf(x->a, "the spec's %u-byte read at 0x%" PRIx64 " through a number "
+				    "(not a pointer into the program's memory)", v->size, addr);
+	return arena_printf(x->a, "the spec's %u-byte read at 0x%" PRIx64 " outside the %s's memory",
+			    v->size, addr, region_of(x, v));
 }
 
 _Static_assert(SMT_KSYM_ADDR(7) == REPLAY_KSYM_ADDR(7), "one address for a present ksym");
