@@ -411,12 +411,15 @@ static bool replay_agrees(const struct check_result *r, const struct replay_resu
  * fails the same assert; --replay-kernel runs it in the kernel too. */
 static void confirm(const struct loaded *l, const struct check_opts *o, struct check_result *r)
 {
+	bool agrees;
+
 	r->site = r->cex->site;
 	if (replay_run(l, r->c, r->cex, &r->replay) < 0) {
 		set_reason(r, CHECK_ERROR, "internal error: the counterexample cannot be set up for replay");
 		return;
 	}
-	if (!replay_agrees(r, &r->replay) && r->cex->unspecified) {
+	agrees = replay_agrees(r, &r->replay);
+	if (!agrees && r->cex->unspecified) {
 		/* the model chose a value the spec language leaves open */
 		set_reason(r, CHECK_UNKNOWN,
 			   "not modelled: the counterexample depends on %s, whose value is "
@@ -425,7 +428,7 @@ static void confirm(const struct loaded *l, const struct check_opts *o, struct c
 		r->cex = NULL;
 		return;
 	}
-	if (!replay_agrees(r, &r->replay)) {
+	if (!agrees) {
 		set_reason(r, CHECK_ERROR,
 			   "internal error: the counterexample does not replay to assert %u: %s (%s)",
 			   r->site, replay_outcome_name(r->replay.outcome), r->replay.msg);
