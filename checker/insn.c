@@ -37,6 +37,7 @@
  * function (prog 'x' / func 'x', N relative to its start) or, for slots in
  * no function, the section:
  *   jump out of range to N | jump into the middle of LD imm64 at N
+ *   control falls off the end of the function (...)   last insn not EXIT/JA
  *   call to insn N which is not a function
  *   KIND relocation on a CLASS instruction (code 0xCC)
  *   relocation on the second slot of an LD imm64 | relocation past the end
@@ -793,6 +794,27 @@ static int check_jump(const struct rctx *c, uint32_t slot)
 	return 0;
 }
 
+/* The last instruction of a function must be an exit or an unconditional
+ * jump (the kernel's check_subprogs: "last insn is not an exit or jmp"):
+ * anything else, a conditional jump, a call or the first slot of an LD
+ * imm64 included, lets control run past the function's end. */
+static int check_func_end(const struct rctx *c, int f)
+{
+	const struct obj_func *fn = &c->o->funcs[f];
+	uint32_t last;
+	enum isa_kind k;
+
+	if (fn->sec != c->sec || !fn->nslots || fn->start + fn->nslots > c->s->nslots)
+		return 0;
+	last = fn->start + fn->nslots - 1;
+	if (c->insns[last].cont && last > fn->start)
+		last--;
+	k = c->insns[last].op < ISA_NOPS ? isa_table[c->insns[last].op].kind : ISA_NKINDS;
+	if (k == ISA_K_EXIT || k == ISA_K_JA)
+		return 0;
+	return rbad(c, last, "control falls off the end of the function (its last instruction is not an exit or a jump)");
+}
+
 int insn_resolve(const struct object *o, int sec, struct insn *insns,
 		 struct diag *d)
 {
@@ -803,6 +825,8 @@ int insn_resolve(const struct object *o, int sec, struct insn *insns,
 		err = apply_reloc(&c, &c.s->relocs[i]);
 	for (uint32_t i = 0; i < c.s->nslots && !err; i++)
 		err = resolve_local(&c, i) ?: check_jump(&c, i);
+	for (uint32_t f = 0; f < o->nfuncs && !err; f++)
+		err = check_func_end(&c, (int)f);
 	return err;
 }
 
