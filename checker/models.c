@@ -267,6 +267,12 @@ static const struct helper_model models[] = {
 	{ FUNC_cgrp_storage_delete, ERRNO, ARGS(MAP, PTR), FX(MODEL_FX_MAP) },
 };
 
+bool model_redirect_array(uint32_t type)
+{
+	return type == BPF_MAP_TYPE_DEVMAP || type == BPF_MAP_TYPE_CPUMAP ||
+	       type == BPF_MAP_TYPE_XSKMAP;
+}
+
 const struct helper_model *model_helper(int id)
 {
 	size_t lo = 0, hi = ARRAY_SIZE(models);

@@ -72,6 +72,11 @@ struct helper_model {
 
 /* The model of helper ID, or NULL when the helper is not modelled. */
 const struct helper_model *model_helper(int id);
+/* bpf_redirect_map looks its key up in a map of TYPE (enum bpf_map_type)
+ * as an array index: a DEVMAP, CPUMAP or XSKMAP (__cpu_map_lookup_elem and
+ * its kin return NULL from max_entries on: the redirect falls back to the
+ * flags' action); a DEVMAP_HASH is a hash map. */
+bool model_redirect_array(uint32_t type);
 /* Number of modelled helpers, and the I-th (for tests and docs). */
 unsigned model_count(void);
 const struct helper_model *model_at(unsigned i);

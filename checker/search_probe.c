@@ -71,6 +71,19 @@ static int new_entry(struct probe *pr, int map, uint64_t addr, const uint8_t *ke
 }
 
 /* bpf_map_lookup_elem: 1 or 2 options (hit, miss); -1: not modelled. */
+/* May bpf_redirect_map find KEY in MAP (a map handle)? Not past the
+ * max_entries of an array map (model_redirect_array). */
+static bool redirect_key_ok(const struct object *o, uint64_t map, uint64_t key)
+{
+	uint32_t i;
+
+	for (i = 0; i < o->nmaps; i++)
+		if (map == REPLAY_MAP_HANDLE(i))
+			return !model_redirect_array(o->maps[i].type) ||
+			       (uint32_t)key < o->maps[i].max_entries;
+	return true;
+}
+
 static int lookup(struct probe *pr, struct cex_call *cc, unsigned opt, uint64_t *ret)
 {
 	uint64_t h = cc->args[0], stride, addr;
@@ -454,7 +467,8 @@ static int p_call(void *arg, struct interp *ip, const struct insn *in, int64_t i
 			if (args[2] & ~0x1bull) {
 				v[n++] = 0;
 			} else {
-				v[n++] = 4;
+				if (redirect_key_ok(pr->o, args[0], args[1]))
+					v[n++] = 4;
 				v[n++] = args[2] & 3;
 			}
 			break;

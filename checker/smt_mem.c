@@ -637,6 +637,27 @@ static unsigned lookup_ordinal(const struct enc *en, const struct ssa_insn *v, i
 	return n < 0xffff ? n : 0xffff;
 }
 
+/* The key of bpf_redirect_map call V is inside its map as far as the
+ * kernel's lookup goes: below max_entries for each array map (DEVMAP,
+ * CPUMAP, XSKMAP: __cpu_map_lookup_elem and its kin return NULL past it)
+ * that V's map argument may be (a phi of two maps is one call for both). */
+static Z3_ast redirect_key_ok(struct enc *en, const struct ssa_insn *v)
+{
+	struct smt *s = en->s;
+	const struct object *o = en->p->o;
+	Z3_ast map = smt_use(en, v->args[0]), key = low(s, smt_use(en, v->args[1]), 32);
+	Z3_ast ok = s->t;
+	uint32_t i;
+
+	for (i = 0; i < o->nmaps; i++) {
+		if (!model_redirect_array(o->maps[i].type))
+			continue;
+		ok = smt_and(s, ok, smt_implies(s, smt_eq(s, map, k(s, 64, REPLAY_MAP_HANDLE(i))),
+						Z(s, Z3_mk_bvult(s->ctx, key, k(s, 32, o->maps[i].max_entries)))));
+	}
+	return ok;
+}
+
 static Z3_ast map_lookup(struct enc *en, const struct ssa_insn *v)
 {
 	struct smt *s = en->s;
@@ -750,6 +771,7 @@ static Z3_ast model_ret(struct enc *en, const struct ssa_insn *v, const struct h
 					      s->zero64));
 
 		b = fresh(s, "redirected", Z3_mk_bool_sort(s->ctx));
+		b = smt_and(s, b, redirect_key_ok(en, v));
 		return ite(s, bad, s->zero64,
 			   ite(s, b, k(s, 64, 4), Z(s, Z3_mk_bvand(s->ctx, fl, k(s, 64, 3)))));
 	}
