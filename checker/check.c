@@ -495,7 +495,9 @@ static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *
 		smt_prove(s, smt_not(s, e->violated), qtime(o), &q);
 	switch (q.verdict) {
 	case SMT_VIOLATED:
+		smt_set_coarse(s, false);     /* model searches (smt_prove) */
 		shorter_packet(s, e, e->violated, o, &q);
+		smt_set_coarse(s, true);
 		violated(l, s, e, q.model, o, r);
 		smt_release(s, &q);
 		break;
@@ -517,7 +519,9 @@ static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *
 	}
 	if (r->c->has_bound && (r->verdict == CHECK_HOLDS || r->verdict == CHECK_VIOLATED)) {
 		smt_set_budget(s, WORST_CASE_BUDGET);
+		smt_set_coarse(s, false);
 		worst_case(l, s, e, o, r);
+		smt_set_coarse(s, true);
 		smt_set_budget(s, 0);
 	}
 }
@@ -602,6 +606,7 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 	struct smt *s = NULL;
 	double t0 = check_clock();
 	uint64_t t1, search_ns = 0;
+	unsigned cq = 0, cp = 0;
 	bool search_done;
 	int err;
 
@@ -657,6 +662,7 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 		set_reason(r, CHECK_ERROR, "internal error: no Z3 context");
 		goto out;
 	}
+	smt_coarse_stats(s, &cq, &cp);
 	smt_set_max_memory(s, o->max_memory_mb);
 	smt_set_query_units(s, o->query_units);
 	err = smt_encode(s, p, NULL, r->arena, &e);
@@ -684,6 +690,13 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 	solve(l, s, e, o, r);
 	r->stage_ns[STAGE_SOLVE] = search_ns + stats_now() - t1;
 out:
+	if (s) {
+		unsigned q, pr;
+
+		smt_coarse_stats(s, &q, &pr);
+		r->coarse_queries = q - cq;
+		r->coarse_proofs = pr - cp;
+	}
 	context_done(shared, s);
 	r->seconds = check_clock() - t0;
 }

@@ -433,6 +433,8 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 		c->st.search += r[i].by_search;
 		c->st.search_ns += r[i].search_ns;
 		c->st.search_inputs += r[i].search_runs;
+		c->st.coarse += r[i].coarse_queries;
+		c->st.coarse_proved += r[i].coarse_proofs;
 		stats_add_absint(&c->st, r[i].by_absint, r[i].absint_ns);
 		check_result_free(&r[i]);
 	}

@@ -1,4 +1,5 @@
-/* smt.c - the Z3 encoding of the SSA IR (contract in smt.h) and queries.
+/* smt.c - the Z3 encoding of the SSA IR (contract in smt.h); the limits and
+ * queries are in smt_query.c.
  *
  * BPF semantics, exactly (32-bit ALU = the low 32 bits, result
  * zero-extended to 64):
@@ -84,43 +85,6 @@ struct smt *smt_new(void)
 	return s;
 }
 
-static void set_rlimit(struct smt *s, uint64_t units)
-{
-	if (units != s->rlimit)
-		s->params_dirty = true;
-	s->rlimit = units;
-}
-
-void smt_set_budget(struct smt *s, uint64_t units)
-{
-	s->budget_end = units ? smt_rlimit_count(s) + units : 0;
-	if (!units)
-		set_rlimit(s, 0);
-}
-
-void smt_set_query_units(struct smt *s, uint64_t units)
-{
-	s->query_units = units;
-}
-
-uint64_t smt_rlimit_count(struct smt *s)
-{
-	Z3_stats st = Z3_solver_get_statistics(s->ctx, s->solver);
-	uint64_t n = 0;
-	unsigned i;
-
-	if (!zok(s) || !st)
-		return 0;
-	Z3_stats_inc_ref(s->ctx, st);
-	for (i = 0; i < Z3_stats_size(s->ctx, st); i++)
-		if (!strcmp(Z3_stats_get_key(s->ctx, st, i), "rlimit count"))
-			n = Z3_stats_is_uint(s->ctx, st, i) ? Z3_stats_get_uint_value(s->ctx, st, i)
-				: (uint64_t)Z3_stats_get_double_value(s->ctx, st, i);
-	Z3_stats_dec_ref(s->ctx, st);
-	zok(s);
-	return n;
-}
-
 int smt_scope_begin(struct smt *s)
 {
 	if (s->failed || s->scoped)
@@ -139,6 +103,7 @@ int smt_scope_end(struct smt *s)
 	s->scoped = false;
 	smt_set_budget(s, 0);
 	Z3_solver_pop(s->ctx, s->solver, 1);
+	s->precise = NULL;          /* its definitions are gone with the scope */
 	if (!zok(s) || Z3_solver_get_num_scopes(s->ctx, s->solver) != 0)
 		return -EIO;
 	return 0;
@@ -206,6 +171,45 @@ void smt_assume(struct smt *s, Z3_ast f)
 	zok(s);
 }
 
+/* A fresh W-bit value standing for EXACT: equal to it when s->precise
+ * holds. smt_prove asks first with s->precise false, where the value is
+ * free: every behaviour of the program is one of that coarser formula (the
+ * value can be EXACT), so "no assert fails" proved there is proved. Only
+ * when that query finds a model (or runs out) is the exact one asked, and
+ * only its models are counterexamples. For what bit-blasts into large
+ * circuits: multipliers, the quotient-remainder equation. */
+static Z3_ast abstract(struct smt *s, const char *name, Z3_ast exact, unsigned w)
+{
+	Z3_ast m;
+
+	if (!s->precise)
+		s->precise = fresh(s, "precise", Z3_mk_bool_sort(s->ctx));
+	m = fresh(s, name, Z3_mk_bv_sort(s->ctx, w));
+	smt_assume(s, smt_implies(s, s->precise, smt_eq(s, m, exact)));
+	return m;
+}
+
+/* X * Y (W bits): abstracted (abstract()) for programs of an object when
+ * neither operand is a constant, or one is a constant of 2^16 or more (a
+ * hash's multiplier: murmur3's 0xcc9e2d51, FNV's 0x01000193). A product
+ * with a small constant stays exact: spec arithmetic such as loop_sum's
+ * `255 * pkt_len` is what its claim is about, and the first query would
+ * only find a model the exact one refutes. */
+static Z3_ast mul(struct smt *s, Z3_ast x, Z3_ast y, unsigned w)
+{
+	Z3_context c = s->ctx;
+	Z3_ast r = Z(s, Z3_mk_bvmul(c, x, y));
+	bool nx = Z3_is_numeral_ast(c, x), ny = Z3_is_numeral_ast(c, y);
+	uint64_t v;
+
+	if (!s->divmod_vars || (nx && ny))
+		return r;
+	if ((nx && Z3_get_numeral_uint64(c, x, &v) && v < 0x10000) ||
+	    (ny && Z3_get_numeral_uint64(c, y, &v) && v < 0x10000))
+		return r;
+	return abstract(s, "mul", r, w);
+}
+
 /* Unsigned X / Y or X % Y (W bits, Y not a constant). For programs of an
  * object: for Y != 0 fresh Q and R with X = Q * Y + R (in 2W bits: no
  * overflow) and R < Y - exact, and it hands the solver "R < Y" directly,
@@ -219,7 +223,7 @@ static Z3_ast udivmod(struct smt *s, Z3_ast x, Z3_ast y, unsigned w, bool mod)
 {
 	Z3_context c = s->ctx;
 	Z3_sort sw = Z3_mk_bv_sort(c, w);
-	Z3_ast q, r, X, Y, Q, R, sum;
+	Z3_ast q, r, X, Y, Q, R, sum, nz;
 
 	if (!s->divmod_vars)
 		return mod ? Z(s, Z3_mk_bvurem(c, x, y)) : Z(s, Z3_mk_bvudiv(c, x, y));
@@ -230,8 +234,15 @@ static Z3_ast udivmod(struct smt *s, Z3_ast x, Z3_ast y, unsigned w, bool mod)
 	Q = Z(s, Z3_mk_zero_ext(c, w, q));
 	R = Z(s, Z3_mk_zero_ext(c, w, r));
 	sum = Z(s, Z3_mk_bvadd(c, Z(s, Z3_mk_bvmul(c, Q, Y)), R));
-	smt_assume(s, smt_implies(s, smt_not(s, smt_eq(s, y, k(s, w, 0))),
-				  smt_and(s, smt_eq(s, sum, X), Z(s, Z3_mk_bvult(c, r, y)))));
+	nz = smt_not(s, smt_eq(s, y, k(s, w, 0)));
+	/* R < Y and Q <= X hold whatever X and Y are (Y != 0); the equation,
+	 * a multiplier of 2W bits, only in the exact query (abstract()) */
+	smt_assume(s, smt_implies(s, nz, smt_and(s, Z(s, Z3_mk_bvult(c, r, y)),
+						 Z(s, Z3_mk_bvule(c, q, x)))));
+	if (!s->precise)
+		s->precise = fresh(s, "precise", Z3_mk_bool_sort(c));
+	smt_assume(s, smt_implies(s, s->precise, smt_implies(s, nz, smt_eq(s, sum, X))));
+	s->last_rem = r;
 	return mod ? r : q;
 }
 
@@ -247,7 +258,7 @@ static Z3_ast alu(struct smt *s, unsigned op, bool is64, Z3_ast a, Z3_ast b)
 	switch (op) {
 	case ISA_ADD: r = Z(s, Z3_mk_bvadd(c, x, y)); break;
 	case ISA_SUB: r = Z(s, Z3_mk_bvsub(c, x, y)); break;
-	case ISA_MUL: r = Z(s, Z3_mk_bvmul(c, x, y)); break;
+	case ISA_MUL: r = mul(s, x, y, w); break;
 	case ISA_DIV:
 		if (!Z3_is_numeral_ast(c, y))
 			return widen(s, ite(s, y0, zero, udivmod(s, x, y, w, false)), w, false);
@@ -281,6 +292,55 @@ static Z3_ast alu(struct smt *s, unsigned op, bool is64, Z3_ast a, Z3_ast b)
 		return s->zero64;
 	}
 	return widen(s, r, w, false);
+}
+
+/* X % Y compiled as X - X / Y * Y (clang does, for BPF): the product
+ * (X / Y) * Y of a DIV V that udivmod encoded with remainder R is exactly
+ * X - R when Y != 0 (X = Q * Y + R without overflow, so the low W bits of
+ * Q * Y are those of X - R), 0 when Y == 0 (the quotient is 0). Handing
+ * the solver X - R instead of a second multiplier that it must prove equal
+ * to the first takes xdp_lb's service_reaches_backend ("the backend index
+ * is first + hash % count < first + count") from seconds to milliseconds.
+ * NULL when MUL V is not such a product. */
+static Z3_ast mul_of_div(struct enc *en, const struct ssa_insn *v)
+{
+	struct smt *s = en->s;
+	unsigned w = v->is64 ? 64 : 32, i;
+
+	if (!en->divrem)
+		return NULL;
+	for (i = 0; i < 2; i++) {
+		const struct ssa_insn *d = en->p->values[v->args[i]];
+		Z3_ast x, y;
+
+		if (d->kind != SSA_ALU || d->op != ISA_DIV || d->is64 != v->is64 ||
+		    !en->divrem[d->id] || d->args[1] != v->args[1 - i])
+			continue;
+		x = low(s, smt_use(en, d->args[0]), w);
+		y = low(s, smt_use(en, d->args[1]), w);
+		return widen(s, ite(s, smt_eq(s, y, k(s, w, 0)), k(s, w, 0),
+				    Z(s, Z3_mk_bvsub(s->ctx, x, en->divrem[d->id]))), w, false);
+	}
+	return NULL;
+}
+
+/* ALU V: alu() on its operands, with the product of a quotient and its
+ * divisor as mul_of_div gives it; an unsigned DIV's remainder is kept. */
+static Z3_ast encode_alu(struct enc *en, const struct ssa_insn *v)
+{
+	struct smt *s = en->s;
+	Z3_ast r;
+
+	if (v->op == ISA_MUL && (r = mul_of_div(en, v)))
+		return r;
+	s->last_rem = NULL;
+	r = alu(s, v->op, v->is64, smt_use(en, v->args[0]), smt_use(en, v->args[1]));
+	if (v->op == ISA_DIV && s->last_rem) {
+		if (!en->divrem)
+			en->divrem = arena_new_array(en->a, Z3_ast, en->p->nvalues);
+		en->divrem[v->id] = s->last_rem;
+	}
+	return r;
 }
 
 /* The low N bits of T with their bytes reversed, zero-extended. */
@@ -608,7 +668,7 @@ static Z3_ast encode_value(struct enc *en, const struct ssa_insn *v)
 	case SSA_FRAME:
 		return frame_addr(en, (uint32_t)v->imm);
 	case SSA_ALU:
-		return alu(s, v->op, v->is64, use(en, v->args[0]), use(en, v->args[1]));
+		return encode_alu(en, v);
 	case SSA_UNARY:
 		return unary(s, v, use(en, v->args[0]));
 	case SSA_ADDR:
@@ -815,113 +875,4 @@ int smt_encode(struct smt *s, const struct ssa_prog *p, const struct smt_input *
 		return -EIO;
 	*out = e;
 	return 0;
-}
-
-/* ---- queries ----------------------------------------------------------- */
-
-void smt_set_max_memory(struct smt *s, unsigned mb)
-{
-	s->max_memory = mb;
-	s->params_dirty = true;
-}
-
-static void set_timeout(struct smt *s, unsigned ms)
-{
-	Z3_params prm;
-	unsigned t = ms ? ms : UINT_MAX;
-
-	if (t == s->timeout && !s->params_dirty)
-		return;
-	prm = Z3_mk_params(s->ctx);
-	Z3_params_inc_ref(s->ctx, prm);
-	Z3_params_set_uint(s->ctx, prm, Z3_mk_string_symbol(s->ctx, "timeout"), t);
-	if (s->max_memory)
-		Z3_params_set_uint(s->ctx, prm, Z3_mk_string_symbol(s->ctx, "max_memory"),
-				   s->max_memory);
-	/* 0 is Z3's "no limit" */
-	Z3_params_set_uint(s->ctx, prm, Z3_mk_string_symbol(s->ctx, "rlimit"),
-			   s->rlimit > UINT_MAX ? UINT_MAX : (unsigned)s->rlimit);
-	s->params_dirty = false;
-	Z3_solver_set_params(s->ctx, s->solver, prm);
-	Z3_params_dec_ref(s->ctx, prm);
-	if (zok(s))
-		s->timeout = t;
-}
-
-int smt_prove(struct smt *s, Z3_ast claim, unsigned timeout_ms, struct smt_result *r)
-{
-	Z3_lbool res;
-
-	memset(r, 0, sizeof(*r));
-	r->verdict = SMT_UNKNOWN;
-	if (s->budget_end) {
-		uint64_t now = smt_rlimit_count(s);
-
-		if (now >= s->budget_end) {
-			snprintf(r->reason, sizeof(r->reason), "the budget of solver work ran out");
-			return 0;
-		}
-		set_rlimit(s, s->query_units && s->query_units < s->budget_end - now
-			   ? s->query_units : s->budget_end - now);
-	} else {
-		set_rlimit(s, s->query_units);
-	}
-	set_timeout(s, timeout_ms);
-	if (s->failed) {
-		snprintf(r->reason, sizeof(r->reason), "%s", s->err);
-		return -EIO;
-	}
-	Z3_solver_push(s->ctx, s->solver);
-	Z3_solver_assert(s->ctx, s->solver, smt_not(s, claim));
-	res = Z3_solver_check(s->ctx, s->solver);
-	if (!zok(s)) {
-		snprintf(r->reason, sizeof(r->reason), "%s", s->err);
-	} else if (res == Z3_L_FALSE) {
-		r->verdict = SMT_HOLDS;
-	} else if (res == Z3_L_TRUE) {
-		r->verdict = SMT_VIOLATED;
-		r->model = Z3_solver_get_model(s->ctx, s->solver);
-		if (zok(s) && r->model)
-			Z3_model_inc_ref(s->ctx, r->model);
-		else
-			r->model = NULL;
-	} else {
-		snprintf(r->reason, sizeof(r->reason), "%s",
-			 Z3_solver_get_reason_unknown(s->ctx, s->solver));
-	}
-	Z3_solver_pop(s->ctx, s->solver, 1);
-	zok(s);
-	if (s->failed && r->verdict == SMT_UNKNOWN && !r->reason[0])
-		snprintf(r->reason, sizeof(r->reason), "%s", s->err);
-	return s->failed ? -EIO : 0;
-}
-
-void smt_release(struct smt *s, struct smt_result *r)
-{
-	if (r->model)
-		Z3_model_dec_ref(s->ctx, r->model);
-	r->model = NULL;
-}
-
-int smt_eval_u64(struct smt *s, Z3_model m, Z3_ast t, uint64_t *out)
-{
-	Z3_ast v = NULL;
-	uint64_t x = 0;
-
-	if (!m || !Z3_model_eval(s->ctx, m, t, true, &v) || !zok(s) || !v)
-		return -EINVAL;
-	if (!Z3_get_numeral_uint64(s->ctx, v, &x) || !zok(s))
-		return -EINVAL;
-	*out = x;
-	return 0;
-}
-
-const char *smt_verdict_name(enum smt_verdict v)
-{
-	switch (v) {
-	case SMT_HOLDS: return "holds";
-	case SMT_VIOLATED: return "violated";
-	case SMT_UNKNOWN: return "unknown";
-	}
-	return "?";
 }

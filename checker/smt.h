@@ -193,8 +193,19 @@ struct smt_result {
 };
 
 /* Does CLAIM hold under the assumptions? TIMEOUT_MS 0: no limit. Returns 0,
- * or -EIO when Z3 failed (then r->verdict is SMT_UNKNOWN with the error). */
+ * or -EIO when Z3 failed (then r->verdict is SMT_UNKNOWN with the error).
+ * For a program of an object whose encoding has large multipliers, CLAIM
+ * is asked first with them left free (a coarser formula: "holds" there is
+ * "holds"), then, unless that proved it, exactly; a model is always of the
+ * exact formula. Each is a query for TIMEOUT_MS and the per-query units;
+ * the first does not count against a budget (smt_set_budget). */
 int smt_prove(struct smt *s, Z3_ast claim, unsigned timeout_ms, struct smt_result *r);
+/* ON false: smt_prove asks only the exact query (for searches that want
+ * models: a coarse query would mostly find one only to be asked again).
+ * smt_coarse_stats: how many coarse queries were asked and proved their
+ * claim since S was made. */
+void smt_set_coarse(struct smt *s, bool on);
+void smt_coarse_stats(const struct smt *s, unsigned *queries, unsigned *proofs);
 void smt_release(struct smt *s, struct smt_result *r);
 /* Value of bit-vector T (up to 64 bits) in model M (completed). 0 or -EINVAL. */
 int smt_eval_u64(struct smt *s, Z3_model m, Z3_ast t, uint64_t *out);

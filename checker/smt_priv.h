@@ -23,6 +23,13 @@ struct smt {
 	bool params_dirty;         /* max_memory changed since the last query */
 	bool failed;
 	bool divmod_vars;          /* udiv/urem as quotient/remainder variables */
+	Z3_ast last_rem;           /* the remainder variable of the last udivmod */
+	Z3_ast precise;            /* the selector of the exact definitions that
+	                            * smt_prove's first, coarse query leaves out
+	                            * (abstract()); NULL: nothing abstracted */
+	bool no_coarse;            /* smt_set_coarse(false) */
+	unsigned coarse_queries, coarse_proofs;  /* smt_prove's coarse queries, and
+	                            * those that proved the claim */
 	char err[200];
 };
 
@@ -162,6 +169,8 @@ struct enc {
 	bool objmode;          /* regions (an object) or the flat memory */
 	uint16_t *rg;          /* by value id: region code */
 	int64_t *ctxoff;       /* by value id: offset of a context pointer, or INT64_MIN */
+	Z3_ast *divrem;        /* by value id: an unsigned DIV's remainder variable
+	                        * (udivmod), or NULL; allocated at the first */
 	bool has_pkt;
 	uint32_t off_data, off_end, off_meta;
 	enum bpf_prog_type prog_type;

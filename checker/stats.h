@@ -12,13 +12,16 @@
  *   bpf-invcheck-stats: insns=N checks=K load=S decode=S cfg=S ssa=S
  *     instrument=S encode=S solve=S total=S max_check=S peak_rss_kb=N
  *     absint=K absint_time=S search=N search_time=S search_inputs=N
+ *     coarse=N coarse_proved=N
  * (seconds with 6 decimals; total is the wall time from the start of main;
  * absint: the checks the abstract-interpretation pre-pass proved without
  * Z3, absint_time the time in it, all checks, proved or not; search: the
  * checks whose verdict the concrete search found, without Z3;
  * search_time the CPU time of the search (its thread's clock: steady on
  * a loaded machine), all checks, found or not (its wall time is part of
- * solve); search_inputs the inputs it ran, all checks).
+ * solve); search_inputs the inputs it ran, all checks; coarse: the solver's
+ * coarse queries (smt_prove: large multipliers left free), coarse_proved
+ * those that proved their claim, so that no exact query was asked).
  */
 #ifndef INVCHECK_STATS_H
 #define INVCHECK_STATS_H
@@ -43,6 +46,7 @@ struct stats {
 	uint64_t absint_ns;       /* time in the pre-pass, all checks */
 	uint64_t search_ns;       /* time in the concrete search, all checks */
 	uint64_t search_inputs;   /* inputs the search ran, all checks */
+	unsigned coarse, coarse_proved;   /* smt_prove's coarse queries, all checks */
 };
 
 uint64_t stats_now(void);
