@@ -416,10 +416,12 @@ static int find_loops(struct builder *b, const uint8_t *retreat)
 
 			if (!retreat[i * 2 + j])
 				continue;
-			if (!cfg_dominates(g, h, i))
-				return diag_fail(b->d, b->path,
-						 "function '%s': insn %u: irreducible control flow (a cycle entered other than through its header)",
-						 b->f->name, bl->last);
+			if (!cfg_dominates(g, h, i)) {
+				diag_fail(b->d, b->path,
+					  "function '%s': insn %u: irreducible control flow (a cycle entered other than through its header)",
+					  b->f->name, bl->last);
+				return -EOPNOTSUPP;   /* valid BPF, not modelled (cfg.h) */
+			}
 			k = g->header_of[h];
 			if (k < 0) {
 				k = g->header_of[h] = g->nloops++;

@@ -66,7 +66,11 @@ struct cfg {
 	int *header_of;         /* block -> the loop it is the header of, or -1 */
 };
 
-/* Build the CFG of function FUNC of O; INSNS are its section's decoded slots. */
+/* Build the CFG of function FUNC of O; INSNS are its section's decoded slots.
+ * Errors are reported to D; -EOPNOTSUPP (also reported) is irreducible
+ * control flow: a cycle entered other than through one header, which the
+ * kernel accepts (it explores states, it needs no loop nesting) and the
+ * lift does not model (a check's verdict is unknown, expand.c). */
 int cfg_build(const struct object *o, int func, const struct insn *insns,
 	      struct arena *a, struct diag *d, struct cfg **out);
 /* Internal consistency (edges both ways, dominators, loops). Returns 0 or a

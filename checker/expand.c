@@ -148,17 +148,42 @@ static void unsupported(struct expander *e, const char *why)
 		e->x->unsupported = why;
 }
 
+/* The first error of a cfg_build, kept to be reported or made the reason
+ * of "not modelled" */
+struct cfg_err {
+	struct arena *a;
+	const char *file, *text;
+};
+
+static void keep_error(void *arg, const struct diag_msg *m)
+{
+	struct cfg_err *ce = arg;
+
+	if (m->level == DIAG_ERROR && !ce->text) {
+		ce->file = m->file;
+		ce->text = arena_strdup(ce->a, m->text);
+	}
+}
+
 static int get_cfg(struct expander *e, int f, const struct cfg **out)
 {
 	struct xgraph *x = e->x;
 
 	if (!x->cfgs[f]) {
 		const struct obj_func *fn = &x->o->funcs[f];
+		struct cfg_err ce = { .a = e->a };
+		struct diag cd = { .sink = keep_error, .arg = &ce };
 		uint64_t t0 = stats_now();
-		int err = cfg_build(x->o, f, x->insns[fn->sec], e->a, e->d, &x->cfgs[f]);
+		int err = cfg_build(x->o, f, x->insns[fn->sec], e->a, &cd, &x->cfgs[f]);
 
 		x->cfg_ns += stats_now() - t0;
-
+		if (err == -EOPNOTSUPP && ce.text) {
+			/* irreducible control flow: the verdict is unknown */
+			unsupported(e, ce.text);
+			return -E2BIG;
+		}
+		if (ce.text)
+			diag_report(e->d, DIAG_ERROR, ce.file, 0, 0, "%s", ce.text);
 		if (err)
 			return err;
 		dense_build(e, f, x->cfgs[f]);
@@ -552,6 +577,10 @@ int expand_program(const struct object *o, int func, struct insn **insns,
 	e.dense = arena_new_array(a, struct dense, o->nfuncs);
 	e.x = x;
 	e.err = get_cfg(&e, func, &g);
+	if (e.err == -E2BIG) {          /* not modelled (x->unsupported) */
+		*out = x;
+		return 0;
+	}
 	if (e.err)
 		return e.err;
 	ctx_new(&e, XCTX_ROOT, 0, func, 0, 0);
