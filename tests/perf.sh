@@ -44,6 +44,19 @@ grep -q " encode=0.000000 \| solve=0.000000 " "$tmp/err" && fail "--stats: no en
 # exact query gives the counterexample)
 n=$((n + 1))
 grep -q " coarse=0 coarse_proved=0\$" "$tmp/err" || fail "--stats coarse on xdp_fw: $(cat "$tmp/err")"
+# tests/data/e2e/coarse.inv, Z3 alone: a claim the coarse query proves (2
+# queries: the claim and the loop bound's, both coarse), one it only
+# refutes the coarse way (then the exact query proves it) and a violated
+# one (its model from the exact query, the shorter-packet search exact)
+n=$((n + 1))
+"$bin" --stats --no-absint --no-search "$ex/xdp_fw.bpf.o" "$src/tests/data/e2e/coarse.inv" >"$tmp/out" 2>"$tmp/err"
+rc=$?
+verdicts=$(grep -o '^xdp_fw\.[a-z_]*: holds\|invariant xdp_fw\.[a-z_]* violated' "$tmp/out" | tr '\n' ' ')
+[ "$rc" -eq 1 ] && grep -q " coarse=5 coarse_proved=3\$" "$tmp/err" &&
+	[ "$verdicts" = "xdp_fw.coarse_proves: holds xdp_fw.exact_proves: holds invariant xdp_fw.exact_refutes violated " ] ||
+	fail "coarse.inv: exit $rc, verdicts '$verdicts': $(cat "$tmp/err") (expected exit 1, coarse=5 coarse_proved=3)"
+grep -q "^  counterexample (replayed in the interpreter: it fails the same assert):" "$tmp/out" ||
+	fail "coarse.inv: no replayed counterexample: $(cat "$tmp/out")"
 for case in "xdp_lb 0 9 9" "xdp_lb_bug 1 8 7"; do
 	set -- $case
 	n=$((n + 1))
