@@ -17,8 +17,8 @@
  * upper bound is reported).
  *
  * Each check uses its own arena; check_run makes a Z3 context for it,
- * check_run_all shares one between up to 8 consecutive checks of one
- * program (a solver scope each; the groups are the same for every jobs
+ * check_run_all shares one between up to 8 consecutive checks, of one
+ * program or several (a solver scope each; the groups are the same for every jobs
  * value, so reports are too), and runs groups in parallel with jobs > 1;
  * the object and the monitor are read-only.
  */

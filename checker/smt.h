@@ -7,7 +7,7 @@
  *   installed error handler does not exit; every Z3 call is checked with
  *   Z3_get_error_code and the first error is kept (smt_error). No globals:
  *   contexts may run in parallel, one per thread. One program per context
- *   or per solver scope (smt_scope_begin: consecutive checks of one program).
+ *   or per solver scope (smt_scope_begin: consecutive checks, check.c).
  * - smt_encode() translates a whole ssa_prog (ssa.h) into terms, blocks in
  *   topological order:
  *     value    -> a 64-bit bit-vector (exact BPF semantics: see smt.c);
@@ -59,8 +59,8 @@ struct smt;
 
 struct smt *smt_new(void);
 void smt_free(struct smt *s);
-/* One context for several checks (check.c: consecutive checks of one
- * program): smt_scope_begin pushes a scope for the next check's encoding
+/* One context for several checks (check.c: up to 8 consecutive checks, of
+ * one program or several): smt_scope_begin pushes a scope for the next check's encoding
  * and assumptions, smt_scope_end pops it (back to no assertion at all) and
  * drops the budget. -EINVAL for a context with an error (not to be
  * reused) or a scope already open / not open, -EIO on a Z3 error. */

@@ -1,5 +1,5 @@
-/* test_reuse.c - a Z3 context shared by consecutive checks of a program
- * (check_run_all, smt_scope_begin/end) decides every check as a fresh
+/* test_reuse.c - a Z3 context shared by consecutive checks, of one program
+ * or several (check_run_all, smt_scope_begin/end), decides every check as a fresh
  * context does (check_run): the same verdict, failing assert, worst case
  * or upper bound, and unknown reason, on the examples and buggy variants
  * (violations, holds, bounds, several programs per object). Models may
