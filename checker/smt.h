@@ -197,8 +197,9 @@ struct smt_result {
  * For a program of an object whose encoding has large multipliers, CLAIM
  * is asked first with them left free (a coarser formula: "holds" there is
  * "holds"), then, unless that proved it, exactly; a model is always of the
- * exact formula. Each is a query for TIMEOUT_MS and the per-query units;
- * the first does not count against a budget (smt_set_budget). */
+ * exact formula. The two share TIMEOUT_MS (the first gets at most half of
+ * it, the second what is left); each gets the per-query units, and the
+ * first does not count against a budget (smt_set_budget). */
 int smt_prove(struct smt *s, Z3_ast claim, unsigned timeout_ms, struct smt_result *r);
 /* ON false: smt_prove asks only the exact query (for searches that want
  * models: a coarse query would mostly find one only to be asked again).

@@ -2,6 +2,7 @@
  * its queries: smt_prove, a coarse query first where the encoding left
  * definitions out (smt.c abstract()), then the exact one. */
 #include "smt_priv.h"
+#include "stats.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -139,11 +140,20 @@ int smt_prove(struct smt *s, Z3_ast claim, unsigned timeout_ms, struct smt_resul
 {
 	Z3_lbool res;
 
+	uint64_t t0 = stats_now(), ms;
+
 	memset(r, 0, sizeof(*r));
 	r->verdict = SMT_UNKNOWN;
-	if (coarse_proof(s, claim, timeout_ms)) {
+	/* one TIMEOUT_MS for both: at most half of it for the coarse query,
+	 * the rest for the exact one (a deadline's time left stays the time
+	 * left) */
+	if (coarse_proof(s, claim, timeout_ms ? (timeout_ms + 1) / 2 : 0)) {
 		r->verdict = SMT_HOLDS;
 		return 0;
+	}
+	if (timeout_ms) {
+		ms = (stats_now() - t0) / 1000000u;
+		timeout_ms = ms < timeout_ms ? timeout_ms - (unsigned)ms : 1;
 	}
 	if (!query_limits(s, timeout_ms, r))
 		return 0;
