@@ -149,6 +149,12 @@ struct smt_prog {
 /* the context's bytes (every program type's context fits; the replay's
  * region): an access outside them is not modelled (smt_mem.c) */
 #define SMT_CTX_SIZE    256u
+/* the largest map key and value modelled: a program using a map with
+ * larger ones is not modelled (smt_mem.c). Keys: the stack's size (the
+ * verifier reads a lookup's key from the stack, or from memory no larger);
+ * values: a counterexample reads every byte of a value off the model */
+#define SMT_MAP_KEY_MAX   512u
+#define SMT_MAP_VALUE_MAX 65536u
 #define SMT_PKT_BASE    0x0000000040000000ull  /* below 4 GiB: ctx fields are u32 */
 #define SMT_PKT_HEADROOM 256u                    /* data = base + headroom at entry */
 #define SMT_PKT_MAX     0xffffu                  /* longest packet */
