@@ -151,10 +151,11 @@ struct smt_prog {
 #define SMT_CTX_SIZE    256u
 /* the largest map key and value modelled: a program using a map with
  * larger ones is not modelled (smt_mem.c). Keys: the stack's size (the
- * verifier reads a lookup's key from the stack, or from memory no larger);
- * values: a counterexample reads every byte of a value off the model */
+ * verifier reads a lookup's key from the stack); values: KMALLOC_MAX_SIZE
+ * on x86-64, which no map type the kernel creates exceeds for values a
+ * program can look up (a counterexample and its replay hold each one) */
 #define SMT_MAP_KEY_MAX   512u
-#define SMT_MAP_VALUE_MAX 65536u
+#define SMT_MAP_VALUE_MAX (4u << 20)
 #define SMT_PKT_BASE    0x0000000040000000ull  /* below 4 GiB: ctx fields are u32 */
 #define SMT_PKT_HEADROOM 256u                    /* data = base + headroom at entry */
 #define SMT_PKT_MAX     0xffffu                  /* longest packet */

@@ -191,8 +191,7 @@ static void ctx_access(struct enc *en, const struct ssa_insn *v)
 
 /* A map the program names (a helper's map argument, a direct value
  * address) with keys or values larger than the checker models (a fuzzed
- * object's 1.6 GB keys and 6.5 MB values took a minute and 3.4 GB to read
- * off the model, then failed): not modelled. */
+ * object's legacy map with 1.6 GB keys and 6.5 MB values): not modelled. */
 static void map_sizes(struct enc *en, const struct ssa_insn *v)
 {
 	const struct obj_map *m;
