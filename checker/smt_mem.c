@@ -170,12 +170,37 @@ static bool pkt_field(const struct enc *en, int64_t off, unsigned size, Z3_ast *
 	return true;
 }
 
+/* Is [OFF, OFF + SIZE) of the context exactly one of the packet pointer
+ * fields (data, data_end, data_meta), or does it overlap one? The encoder
+ * gives such a field's 4-byte load the packet pointer; the other bytes of
+ * the context are free in the model, while the replay's context holds the
+ * pointers: a load of ctx + 1 read free bytes in the model and the
+ * pointer's in the replay (fuzz_check: the counterexample diverged). */
+static bool is_pkt_field(const struct enc *en, int64_t off, unsigned size)
+{
+	return en->has_pkt && size == 4 &&
+	       (off == en->off_data || off == en->off_end || off == en->off_meta);
+}
+
+static bool pkt_overlap(const struct enc *en, int64_t off, unsigned size)
+{
+	const uint32_t f[3] = { en->off_data, en->off_end, en->off_meta };
+	unsigned i;
+
+	if (!en->has_pkt)
+		return false;
+	for (i = 0; i < 3; i++)
+		if (off < (int64_t)f[i] + 4 && (int64_t)f[i] < off + (int64_t)size)
+			return true;
+	return false;
+}
+
 /* A load, store or atomic through the context outside its SMT_CTX_SIZE
  * bytes, or at an offset that is not constant: the encoder's context is an
  * unbounded array, the replay's a region of that size (a load before it
  * went to the kernel-memory answers: the worst case did not replay). The
  * verifier allows only fields at constant offsets; such programs are not
- * modelled. */
+ * modelled, nor part of a packet pointer field or a write to one. */
 static void ctx_access(struct enc *en, const struct ssa_insn *v)
 {
 	int64_t off;
@@ -187,6 +212,9 @@ static void ctx_access(struct enc *en, const struct ssa_insn *v)
 		unsupported(en, "a context access at an offset that is not constant (the verifier rejects it)");
 	else if (off + v->imm < 0 || off + v->imm + v->size > SMT_CTX_SIZE)
 		unsupported(en, "a context access outside the context (the verifier rejects it)");
+	else if (pkt_overlap(en, off + v->imm, v->size) &&
+		 (v->kind != SSA_LOAD || !is_pkt_field(en, off + v->imm, v->size)))
+		unsupported(en, "a context access to part of a packet pointer field, or a write to one (the verifier rejects it)");
 }
 
 /* A map the program names (a helper's map argument, a direct value

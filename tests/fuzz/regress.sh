@@ -82,6 +82,19 @@ if [ "$rc" -ne 3 ] || [ "$out" != "$want" ]; then
 	echo "FAIL map_huge.bin: exit $rc:"; echo "$out"
 	fails=$((fails + 1))
 fi
+# ctx_ptr_part.bin: xdp_fw damaged by fuzz_check (session 9, 201,957
+# executions into a run) so that it loads 4 bytes at ctx + 1, part of
+# data and data_end: the model's context bytes there were free, the
+# replay's held the pointers, and the bound's worst case diverged
+# (internal error); now not modelled, as the verifier rejects it
+out=$("$bin" --loop-bound=2 "$d/ctx_ptr_part.bin" "$src/tests/data/e2e/bound_small.inv" 2>/dev/null)
+rc=$?
+want="$src/tests/data/e2e/bound_small.inv:6:3: warning: invariant xdp_fw.bound_insns unknown: not modelled: a context access to part of a packet pointer field, or a write to one (the verifier rejects it)
+1 check: 0 hold, 0 violated, 1 unknown"
+if [ "$rc" -ne 3 ] || [ "$out" != "$want" ]; then
+	echo "FAIL ctx_ptr_part.bin: exit $rc:"; echo "$out"
+	fails=$((fails + 1))
+fi
 # pkt_times_36.fuzz_check: a spec (after its mode byte) whose monitor
 # reads be16(pkt * 36), an address through no pointer: the encoder left
 # the value unspecified, the model chose 22, the concrete monitor read 0
