@@ -189,23 +189,27 @@ static Z3_ast abstract(struct smt *s, const char *name, Z3_ast exact, unsigned w
 	return m;
 }
 
-/* X * Y (W bits): abstracted (abstract()) for programs of an object when
- * neither operand is a constant, or one is a constant of 2^16 or more (a
- * hash's multiplier: murmur3's 0xcc9e2d51, FNV's 0x01000193). A product
- * with a small constant stays exact: spec arithmetic such as loop_sum's
- * `255 * pkt_len` is what its claim is about, and the first query would
- * only find a model the exact one refutes. */
-static Z3_ast mul(struct smt *s, Z3_ast x, Z3_ast y, unsigned w)
+/* X * Y (W bits): abstracted (abstract()) for programs of an object
+ * unless both operands are constants or, for a 64-bit product, one is a
+ * constant below 2^16. 32-bit products are the programs' hash mixing
+ * (murmur3's `h * 5` and 0xcc9e2d51, FNV's 0x01000193): keeping xdp_lb's
+ * small factors exact made it 1.7x slower. 64-bit products with a small
+ * constant are spec arithmetic such as loop_sum's `255 * pkt_len`, which
+ * a claim is about: abstracted, the first query only finds a model the
+ * exact one refutes. */
+static Z3_ast mul(struct smt *s, Z3_ast x, Z3_ast y, unsigned w, Z3_ast a, Z3_ast b)
 {
 	Z3_context c = s->ctx;
 	Z3_ast r = Z(s, Z3_mk_bvmul(c, x, y));
-	bool nx = Z3_is_numeral_ast(c, x), ny = Z3_is_numeral_ast(c, y);
+	/* A and B: the 64-bit operands X and Y are the low W bits of (an
+	 * extract of a numeral is not a numeral term) */
+	bool na = Z3_is_numeral_ast(c, a), nb = Z3_is_numeral_ast(c, b);
 	uint64_t v;
 
-	if (!s->divmod_vars || (nx && ny))
+	if (!s->divmod_vars || (na && nb))
 		return r;
-	if ((nx && Z3_get_numeral_uint64(c, x, &v) && v < 0x10000) ||
-	    (ny && Z3_get_numeral_uint64(c, y, &v) && v < 0x10000))
+	if (w == 64 && ((na && Z3_get_numeral_uint64(c, a, &v) && v < 0x10000) ||
+			(nb && Z3_get_numeral_uint64(c, b, &v) && v < 0x10000)))
 		return r;
 	return abstract(s, "mul", r, w);
 }
@@ -258,7 +262,7 @@ static Z3_ast alu(struct smt *s, unsigned op, bool is64, Z3_ast a, Z3_ast b)
 	switch (op) {
 	case ISA_ADD: r = Z(s, Z3_mk_bvadd(c, x, y)); break;
 	case ISA_SUB: r = Z(s, Z3_mk_bvsub(c, x, y)); break;
-	case ISA_MUL: r = mul(s, x, y, w); break;
+	case ISA_MUL: r = mul(s, x, y, w, a, b); break;
 	case ISA_DIV:
 		if (!Z3_is_numeral_ast(c, y))
 			return widen(s, ite(s, y0, zero, udivmod(s, x, y, w, false)), w, false);
