@@ -171,6 +171,14 @@ void smt_assume(struct smt *s, Z3_ast f)
 	zok(s);
 }
 
+/* The selector of the exact definitions (s->precise), made at first use. */
+static Z3_ast precise(struct smt *s)
+{
+	if (!s->precise)
+		s->precise = fresh(s, "precise", Z3_mk_bool_sort(s->ctx));
+	return s->precise;
+}
+
 /* A fresh W-bit value standing for EXACT: equal to it when s->precise
  * holds. smt_prove asks first with s->precise false, where the value is
  * free: every behaviour of the program is one of that coarser formula (the
@@ -180,12 +188,9 @@ void smt_assume(struct smt *s, Z3_ast f)
  * circuits: multipliers, the quotient-remainder equation. */
 static Z3_ast abstract(struct smt *s, const char *name, Z3_ast exact, unsigned w)
 {
-	Z3_ast m;
+	Z3_ast sel = precise(s), m = fresh(s, name, Z3_mk_bv_sort(s->ctx, w));
 
-	if (!s->precise)
-		s->precise = fresh(s, "precise", Z3_mk_bool_sort(s->ctx));
-	m = fresh(s, name, Z3_mk_bv_sort(s->ctx, w));
-	smt_assume(s, smt_implies(s, s->precise, smt_eq(s, m, exact)));
+	smt_assume(s, smt_implies(s, sel, smt_eq(s, m, exact)));
 	return m;
 }
 
@@ -243,9 +248,7 @@ static Z3_ast udivmod(struct smt *s, Z3_ast x, Z3_ast y, unsigned w, bool mod)
 	 * a multiplier of 2W bits, only in the exact query (abstract()) */
 	smt_assume(s, smt_implies(s, nz, smt_and(s, Z(s, Z3_mk_bvult(c, r, y)),
 						 Z(s, Z3_mk_bvule(c, q, x)))));
-	if (!s->precise)
-		s->precise = fresh(s, "precise", Z3_mk_bool_sort(c));
-	smt_assume(s, smt_implies(s, s->precise, smt_implies(s, nz, smt_eq(s, sum, X))));
+	smt_assume(s, smt_implies(s, precise(s), smt_implies(s, nz, smt_eq(s, sum, X))));
 	s->last_rem = r;
 	return mod ? r : q;
 }
