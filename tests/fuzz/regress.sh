@@ -9,55 +9,43 @@ xdp_fw=$3
 d=$src/tests/data/fuzz
 fails=0
 
+# not_modelled FILE PROG REASON [OPTIONS...]: FILE (in tests/data/fuzz)
+# against tests/data/e2e/bound_small.inv, loop bound 2: exit 3 and exactly
+# PROG's bound unknown with "not modelled: REASON"
+not_modelled() {
+	file=$1 prog=$2 reason=$3
+	shift 3
+	out=$("$bin" --loop-bound=2 "$@" "$d/$file" "$src/tests/data/e2e/bound_small.inv" 2>/dev/null)
+	rc=$?
+	want="$src/tests/data/e2e/bound_small.inv:6:3: warning: invariant $prog.bound_insns unknown: not modelled: $reason
+1 check: 0 hold, 0 violated, 1 unknown"
+	if [ "$rc" -ne 3 ] || [ "$out" != "$want" ]; then
+		echo "FAIL $file: exit $rc:"; echo "$out"
+		fails=$((fails + 1))
+	fi
+}
+
 # undef_r0.bin: xdp_fw damaged by fuzz_check so that a load goes through
 # r0 on a path where r0 was never written (the replay diverged: internal
 # error); now the program is not modelled, the verdict unknown
-out=$("$bin" --loop-bound=2 "$d/undef_r0.bin" "$src/tests/data/e2e/bound_small.inv" 2>/dev/null)
-rc=$?
-want="$src/tests/data/e2e/bound_small.inv:6:3: warning: invariant xdp_fw.bound_insns unknown: not modelled: a memory access through a register that is not initialised on its path
-1 check: 0 hold, 0 violated, 1 unknown"
-if [ "$rc" -ne 3 ] || [ "$out" != "$want" ]; then
-	echo "FAIL undef_r0.bin: exit $rc:"; echo "$out"
-	fails=$((fails + 1))
-fi
+not_modelled undef_r0.bin xdp_fw "a memory access through a register that is not initialised on its path"
 # map_value_oob.bin: cgroup_skb damaged by fuzz_check so that the atomic
 # add goes to offset 154 of an 8-byte map value: the encoder wrote past the
 # value, the interpreter faulted, the bound's worst case did not replay
 # (internal error); now the program is not modelled, the verdict unknown
-out=$("$bin" --loop-bound=2 "$d/map_value_oob.bin" "$src/tests/data/e2e/bound_small.inv" 2>/dev/null)
-rc=$?
-want="$src/tests/data/e2e/bound_small.inv:6:3: warning: invariant cgroup_skb.bound_insns unknown: not modelled: a memory access outside a map value (the verifier rejects it)
-1 check: 0 hold, 0 violated, 1 unknown"
-if [ "$rc" -ne 3 ] || [ "$out" != "$want" ]; then
-	echo "FAIL map_value_oob.bin: exit $rc:"; echo "$out"
-	fails=$((fails + 1))
-fi
+not_modelled map_value_oob.bin cgroup_skb "a memory access outside a map value (the verifier rejects it)"
 # ctx_outside.bin: tailcall damaged by fuzz_check so that tail_tcp loads
 # its data pointer from ctx - 5: the encoder's context had no bounds, the
 # replay's is 256 bytes, the load fell outside it and the bound's worst
 # case diverged (internal error); now the program is not modelled
-out=$("$bin" --loop-bound=2 --program=tail_tcp "$d/ctx_outside.bin" "$src/tests/data/e2e/bound_small.inv" 2>/dev/null)
-rc=$?
-want="$src/tests/data/e2e/bound_small.inv:6:3: warning: invariant tail_tcp.bound_insns unknown: not modelled: a context access outside the context (the verifier rejects it)
-1 check: 0 hold, 0 violated, 1 unknown"
-if [ "$rc" -ne 3 ] || [ "$out" != "$want" ]; then
-	echo "FAIL ctx_outside.bin: exit $rc:"; echo "$out"
-	fails=$((fails + 1))
-fi
+not_modelled ctx_outside.bin tail_tcp "a context access outside the context (the verifier rejects it)" --program=tail_tcp
 # irreducible.bin: xdp_fw damaged by fuzz_check (session 9, 304,769
 # executions in) so that a cycle is entered other than through its
 # header: every check was an error found while lifting it (exit 2, one
 # message per check). The kernel accepts such flow (it explores states);
 # the lift does not model it: unknown, the reason named. --dump=cfg still
 # says it once, as the error it is there (no graph to print).
-out=$("$bin" --loop-bound=2 "$d/irreducible.bin" "$src/tests/data/e2e/bound_small.inv" 2>/dev/null)
-rc=$?
-want="$src/tests/data/e2e/bound_small.inv:6:3: warning: invariant xdp_fw.bound_insns unknown: not modelled: function 'xdp_fw': insn 90: irreducible control flow (a cycle entered other than through its header)
-1 check: 0 hold, 0 violated, 1 unknown"
-if [ "$rc" -ne 3 ] || [ "$out" != "$want" ]; then
-	echo "FAIL irreducible.bin: exit $rc:"; echo "$out"
-	fails=$((fails + 1))
-fi
+not_modelled irreducible.bin xdp_fw "function 'xdp_fw': insn 90: irreducible control flow (a cycle entered other than through its header)"
 out=$("$bin" --dump=cfg "$d/irreducible.bin" 2>&1 >/dev/null | grep -v "warning: map")
 rc=$?
 "$bin" --dump=cfg "$d/irreducible.bin" >/dev/null 2>&1
@@ -74,27 +62,13 @@ fi
 # arrays are read as a whole now (0.08 s), and a program naming a map with
 # keys over 512 bytes or values over 4 MiB, which no kernel creates, is
 # not modelled
-out=$("$bin" --loop-bound=2 "$d/map_huge.bin" "$src/tests/data/e2e/bound_small.inv" 2>/dev/null)
-rc=$?
-want="$src/tests/data/e2e/bound_small.inv:6:3: warning: invariant r;.bound_insns unknown: not modelled: map ' 1);' has 1600222305-byte keys and 6581861-byte values (modelled: keys up to 512 bytes, values up to 4194304)
-1 check: 0 hold, 0 violated, 1 unknown"
-if [ "$rc" -ne 3 ] || [ "$out" != "$want" ]; then
-	echo "FAIL map_huge.bin: exit $rc:"; echo "$out"
-	fails=$((fails + 1))
-fi
+not_modelled map_huge.bin 'r;' "map ' 1);' has 1600222305-byte keys and 6581861-byte values (modelled: keys up to 512 bytes, values up to 4194304)"
 # ctx_ptr_part.bin: xdp_fw damaged by fuzz_check (session 9, 201,957
 # executions into a run) so that it loads 4 bytes at ctx + 1, part of
 # data and data_end: the model's context bytes there were free, the
 # replay's held the pointers, and the bound's worst case diverged
 # (internal error); now not modelled, as the verifier rejects it
-out=$("$bin" --loop-bound=2 "$d/ctx_ptr_part.bin" "$src/tests/data/e2e/bound_small.inv" 2>/dev/null)
-rc=$?
-want="$src/tests/data/e2e/bound_small.inv:6:3: warning: invariant xdp_fw.bound_insns unknown: not modelled: a context access to part of a packet pointer field, or a write to one (the verifier rejects it)
-1 check: 0 hold, 0 violated, 1 unknown"
-if [ "$rc" -ne 3 ] || [ "$out" != "$want" ]; then
-	echo "FAIL ctx_ptr_part.bin: exit $rc:"; echo "$out"
-	fails=$((fails + 1))
-fi
+not_modelled ctx_ptr_part.bin xdp_fw "a context access to part of a packet pointer field, or a write to one (the verifier rejects it)"
 # pkt_times_36.fuzz_check: a spec (after its mode byte) whose monitor
 # reads be16(pkt * 36), an address through no pointer: the encoder left
 # the value unspecified, the model chose 22, the concrete monitor read 0
