@@ -185,7 +185,17 @@ struct smt_precheck {
 	unsigned nnotes;
 	const char *unsupported;
 	uint8_t *ptr_loads;       /* by value id */
+	/* by value id, what the encoder does with memory there (the
+	 * pre-pass's memory cells, absint.h): LOAD: 1 + the region whose
+	 * array it reads (or whose packet pointer term: they change only at
+	 * calls), so that two loads of one address read one value until a
+	 * write to that region; 0: a fresh value per load (kernel memory);
+	 * STORE, ATOMIC: 1 + the region written; CALL, TAILRET: SMT_MEM_ANY
+	 * when it may change any memory, 0 when it changes none; else 0.
+	 * All 0 for bare code. */
+	uint16_t *mem;
 };
+#define SMT_MEM_ANY 0xffffu
 void smt_precheck(const struct ssa_prog *p, struct arena *a, struct smt_precheck *out);
 /* Constrain N bytes of mem0 at ADDR. */
 void smt_assume_bytes(struct smt *s, const struct smt_prog *e, uint64_t addr,

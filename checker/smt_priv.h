@@ -198,4 +198,37 @@ Z3_ast mem_addr(struct enc *en, const struct ssa_insn *v);
 Z3_ast mem_encode_tailret(struct enc *en, const struct ssa_insn *v);
 Z3_ast mem_frame(struct enc *en, uint32_t f);
 
+/* Shared by smt_mem.c and smt_call.c */
+#define KERNEL_LO 0xffff800000000000ull   /* kernel addresses are above */
+#define NULL_HI   0x10000ull              /* NULL plus a field offset */
+void mem_note(struct enc *en, const char *text);
+void mem_unsupported(struct enc *en, const char *text);
+/* The map an argument names (LD imm64 of a map), or -1. */
+int mem_map_arg(const struct enc *en, uint32_t id);
+const struct helper_model *mem_call_model(const struct ssa_insn *v);
+struct smt_mem mem_copy(struct enc *en, const struct smt_mem *m);
+/* A call's note (an unknown helper or kfunc) and, without Z3, what it does
+ * to memory (smt_precheck's mem: SMT_MEM_ANY or 0). */
+uint16_t mem_precheck_call(struct enc *en, const struct ssa_insn *v);
+
+static inline Z3_ast ule(struct smt *s, Z3_ast a, Z3_ast b)
+{
+	return Z(s, Z3_mk_bvule(s->ctx, a, b));
+}
+
+static inline Z3_ast add(struct smt *s, Z3_ast a, Z3_ast b)
+{
+	return Z(s, Z3_mk_bvadd(s->ctx, a, b));
+}
+
+static inline Z3_ast sub(struct smt *s, Z3_ast a, Z3_ast b)
+{
+	return Z(s, Z3_mk_bvsub(s->ctx, a, b));
+}
+
+static inline Z3_ast and3(struct smt *s, Z3_ast a, Z3_ast b, Z3_ast c)
+{
+	return smt_and(s, smt_and(s, a, b), c);
+}
+
 #endif
