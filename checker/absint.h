@@ -66,17 +66,36 @@ int absint_cond(unsigned op, bool is64, const struct absint_val *a, const struct
  * false: no pair is left. */
 bool absint_refine(unsigned op, bool is64, bool taken, struct absint_val *a,
 		   struct absint_val *b);
+/* Backward: the values Y can have when X = Y op C (CONST_LHS: X = C op Y)
+ * is in X, for ALU op MOV (X = Y, 32 bits: its low half), AND, OR, XOR,
+ * ADD, SUB, LSH, RSH of width 64 or 32 (a superset: known bits, and
+ * intervals where they follow); false: no information (other ops). */
+bool absint_invert_alu(unsigned op, bool is64, bool const_lhs, const struct absint_val *x,
+		       uint64_t c, struct absint_val *out);
+/* The values a slot value can have when bytes [byte, byte + size) of it,
+ * extended either way, are in X. */
+struct absint_val absint_invert_extract(const struct absint_val *x, unsigned byte,
+					unsigned size);
 /* "[umin, umax] s[smin, smax] tnum(v, m)" or the constant, for messages. */
 void absint_format(const struct absint_val *a, char *buf, size_t len);
 
 /* ---- the pass (absint.c) ----------------------------------------------- */
 #define ABSINT_DEFAULT_BUDGET 200000u   /* instructions evaluated, all paths */
+#define ABSINT_MEM_ANY 0xffffu          /* = SMT_MEM_ANY */
 
 struct absint_opts {
 	uint64_t budget;          /* instructions evaluated before giving up;
 	                           * 0: ABSINT_DEFAULT_BUDGET */
 	const uint8_t *ptr_loads; /* by value id: a LOAD the encoder answers
 	                           * with a packet pointer (smt_precheck), or NULL */
+	/* by value id, what it does with memory (smt.h: smt_precheck's
+	 * mem): LOAD 1 + the region it reads as an array (0: a fresh value
+	 * per load), STORE / ATOMIC 1 + the region written, CALL / TAILRET
+	 * ABSINT_MEM_ANY when it may change any memory. NULL: bare code
+	 * (no object) has one flat memory (every load reads it, every
+	 * store, atomic, call and tail call may change it); a program of an
+	 * object has no memory cells. */
+	const uint16_t *mem;
 	/* Tests (a containment oracle), or NULL: called at every exit a path
 	 * reaches, with the EXIT block and the abstract value of its result
 	 * on that path. */

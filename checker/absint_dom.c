@@ -770,6 +770,77 @@ bool absint_refine(unsigned op, bool is64, bool taken, struct absint_val *a,
 	return back32(a, &x, op) && back32(b, &y, op);
 }
 
+/* Top with the tnum (tv, tm) (tv's unknown bits cleared). */
+static struct absint_val from_tnum(uint64_t tv, uint64_t tm)
+{
+	struct absint_val t = absint_top();
+
+	t.tm = tm;
+	t.tv = tv & ~tm;
+	return t;
+}
+
+bool absint_invert_alu(unsigned op, bool is64, bool const_lhs, const struct absint_val *x,
+		       uint64_t c, struct absint_val *out)
+{
+	uint64_t w = is64 ? U64_MAX : LOW32, hi = ~w, xm = x->tm & w, xv = x->tv & w;
+	struct absint_val k = absint_const(c), t;
+	unsigned sh;
+
+	switch (op) {
+	case ISA_MOV:                 /* x = y (64), x = zext32(y) */
+		*out = is64 ? *x : from_tnum(xv, xm | hi);
+		return true;
+	case ISA_AND:                 /* bits where c is 1 are x's */
+		*out = from_tnum(xv, ((~c | xm) & w) | hi);
+		return true;
+	case ISA_OR:                  /* bits where c is 0 are x's */
+		*out = from_tnum(xv, ((c | xm) & w) | hi);
+		return true;
+	case ISA_XOR:
+		*out = from_tnum(xv ^ (c & w), xm | hi);
+		return true;
+	case ISA_ADD:                 /* y = x - c */
+		t = absint_alu(ISA_SUB, is64, x, &k);
+		break;
+	case ISA_SUB:                 /* y - c = x: y = x + c; c - y = x: y = c - x */
+		t = const_lhs ? absint_alu(ISA_SUB, is64, &k, x) : absint_alu(ISA_ADD, is64, x, &k);
+		break;
+	case ISA_LSH:                 /* y's bit i is x's bit i + sh */
+		if (const_lhs)
+			return false;
+		sh = (unsigned)(c & (is64 ? 63 : 31));
+		*out = from_tnum(xv >> sh, (xm >> sh) | ~(w >> sh));
+		return true;
+	case ISA_RSH:                 /* y's bit i + sh is x's bit i */
+		if (const_lhs)
+			return false;
+		sh = (unsigned)(c & (is64 ? 63 : 31));
+		*out = from_tnum((xv << sh) & w, ((xm << sh) & w) | mask_of(sh) | hi);
+		if (is64 && x->umin <= (U64_MAX >> sh)) {
+			out->umin = x->umin << sh;
+			out->umax = (umin64(x->umax, U64_MAX >> sh) << sh) | mask_of(sh);
+		}
+		return true;
+	default:
+		return false;
+	}
+	/* ADD, SUB: exact on the low half for 32 bits, the rest unknown */
+	*out = is64 ? t : from_tnum(t.tv & w, (t.tm & w) | hi);
+	return true;
+}
+
+struct absint_val absint_invert_extract(const struct absint_val *x, unsigned byte,
+					unsigned size)
+{
+	uint64_t m = mask_of(size * 8u);
+	unsigned at = byte * 8u;
+
+	if (size == 0 || byte + size > 8)
+		return absint_top();
+	return from_tnum((x->tv & m) << at, ~(m << at) | ((x->tm & m) << at));
+}
+
 void absint_format(const struct absint_val *a, char *buf, size_t len)
 {
 	uint64_t c;

@@ -57,7 +57,7 @@ verdicts=$(grep -o '^xdp_fw\.[a-z_]*: holds\|invariant xdp_fw\.[a-z_]* violated'
 	fail "coarse.inv: exit $rc, verdicts '$verdicts': $(cat "$tmp/err") (expected exit 1, coarse=5 coarse_proved=3)"
 grep -q "^  counterexample (replayed in the interpreter: it fails the same assert):" "$tmp/out" ||
 	fail "coarse.inv: no replayed counterexample: $(cat "$tmp/out")"
-for case in "xdp_lb 0 9 9" "xdp_lb_bug 1 8 7"; do
+for case in "xdp_lb 0 7 7" "xdp_lb_bug 1 6 5"; do
 	set -- $case
 	n=$((n + 1))
 	"$bin" --stats --quiet "$ex/$1.bpf.o" "$src/examples/xdp_lb.inv" >"$tmp/out" 2>"$tmp/err"

@@ -214,6 +214,65 @@ START_TEST(random_unary_sound)
 }
 END_TEST
 
+/* absint_invert_alu / absint_invert_extract: Y is in the result for every
+ * X = Y op C of an abstract value holding X (and other samples). */
+START_TEST(random_invert_sound)
+{
+	static const unsigned ops[] = { ISA_MOV, ISA_AND, ISA_OR, ISA_XOR, ISA_ADD, ISA_SUB,
+					ISA_LSH, ISA_RSH };
+	uint64_t xs[4];
+	unsigned t, i, ninfo = 0;
+
+	for (t = 0; t < 400000; t++) {
+		unsigned op = ops[rnd() % ARRAY_SIZE(ops)];
+		bool is64 = rnd() % 2, lhs = op != ISA_MOV && rnd() % 2;
+		uint64_t y = pick(), c = op == ISA_LSH || op == ISA_RSH ? rnd() % 70 : pick();
+		/* MOV's source is its second operand */
+		uint64_t x = op == ISA_MOV ? ref_alu(op, is64, c, y) :
+			     lhs ? ref_alu(op, is64, c, y) : ref_alu(op, is64, y, c);
+		struct absint_val xa = sample(xs, 1 + (unsigned)(rnd() % 3)), k, ya;
+
+		if (rnd() % 4) {              /* often X itself among a few others */
+			k = absint_const(x);
+			xa = rnd() % 2 ? k : absint_join(&xa, &k);
+		} else {
+			xa = absint_const(x);
+		}
+		if (!absint_invert_alu(op, is64, lhs, &xa, c, &ya))
+			continue;
+		ninfo++;
+		if (!absint_contains(&ya, y)) {
+			char b1[200], b2[200];
+
+			absint_format(&xa, b1, sizeof(b1));
+			absint_format(&ya, b2, sizeof(b2));
+			ck_abort_msg("invert op %u%s %s c=%#llx: y=%#llx gives x=%#llx in %s, y not in %s",
+				     op, is64 ? "" : "32", lhs ? "lhs" : "rhs", (unsigned long long)c,
+				     (unsigned long long)y, (unsigned long long)x, b1, b2);
+		}
+	}
+	ck_assert_uint_gt(ninfo, 300000);
+	for (t = 0; t < 200000; t++) {
+		unsigned size = 1u << (rnd() % 4), byte = (unsigned)(rnd() % (9 - size));
+		bool sx = rnd() % 2;
+		uint64_t y = pick(), x = size == 8 ? y : (y >> (byte * 8)) & ((1ull << (size * 8)) - 1);
+		struct absint_val xa, ya;
+
+		if (sx && size < 8 && (x >> (size * 8 - 1)) & 1)
+			x |= ~0ull << (size * 8);
+		xa = absint_const(x);
+		for (i = 0; i < rnd() % 3; i++) {
+			struct absint_val o = absint_const(pick());
+
+			xa = absint_join(&xa, &o);
+		}
+		ya = absint_invert_extract(&xa, byte, size);
+		MUST(absint_contains(&ya, y), "invert extract [%u, +%u): y=%#llx", byte, size,
+		     (unsigned long long)y);
+	}
+}
+END_TEST
+
 START_TEST(transfer_exact)
 {
 	struct absint_val a = absint_width(8, false), b = absint_const(4), r;
@@ -359,7 +418,8 @@ static void gen_op(struct gen *g)
 	static const char *const sx[] = { "movsx832", "movsx864", "movsx1632", "movsx1664",
 					  "movsx3264" };
 	static const char *const st[] = { "stxb", "stxh", "stxw" };
-	unsigned d = reg(), k = (unsigned)(rnd() % 20), op = (unsigned)(rnd() % 14);
+	static const char *const stm[] = { "stxb", "stxh", "stxw", "stxdw" };
+	unsigned d = reg(), k = (unsigned)(rnd() % 22), op = (unsigned)(rnd() % 14), z;
 	const char *w = rnd() % 3 == 0 ? "32" : "";
 
 	g->ops++;
@@ -375,8 +435,12 @@ static void gen_op(struct gen *g)
 		emit(g, "%s %%r%u\n", ends[rnd() % 9], d);
 	} else if (k == 15) {
 		emit(g, "%s %%r%u, %%r%u\n", sx[rnd() % 5], d, reg());
-	} else if (k == 16) {
+	} else if (k == 16 || k == 19) {       /* often a reload: a memory cell */
 		gen_load(g, d);
+	} else if (k == 20) {                  /* a store into the input: a barrier */
+		z = (unsigned)(rnd() % 4);
+		emit(g, "%s [%%r1+%u], %%r%u\n", stm[z], (unsigned)(rnd() % (MEM_LEN - (1u << z) + 1)),
+		     reg());
 	} else if (k == 17) {                  /* a narrower store into a stack word */
 		emit(g, "stxdw [%%r10-8], %%r%u\n", reg());
 		emit(g, "%s [%%r10-%u], %%r%u\n", st[rnd() % 3], 8 - (unsigned)(rnd() % 4), reg());
@@ -800,6 +864,29 @@ static const struct pcase pcases[] = {
 	  { 1 } },
 	{ "jset clears the bit", "ldxb %r0, [%r1]\njset %r0, 4, l\nexit\nl:\nmov %r0, 0\nexit\n",
 	  {0}, 0, { { ISA_JNE, 4 } }, true, {0} },
+	{ "a reloaded byte, masked before",
+	  "ldxb %r2, [%r1]\nand %r2, 0xf0\njne %r2, 0x40, out\nldxb %r0, [%r1]\nrsh %r0, 4\n"
+	  "exit\nout:\nmov %r0, 4\nexit\n", {0}, 0, { { ISA_JEQ, 4 } }, true, {0} },
+	{ "a reloaded byte after a store to it",
+	  "ldxb %r2, [%r1]\nand %r2, 0xf0\njne %r2, 0x40, out\nmov %r3, 0\nstxb [%r1], %r3\n"
+	  "ldxb %r0, [%r1]\nrsh %r0, 4\nexit\nout:\nmov %r0, 4\nexit\n", {0}, 0,
+	  { { ISA_JEQ, 4 } }, false, { 0x40 } },
+	{ "a wider reload is another cell",
+	  "ldxb %r2, [%r1]\nand %r2, 0xf0\njne %r2, 0x40, out\nldxh %r0, [%r1]\nrsh %r0, 4\n"
+	  "exit\nout:\nmov %r0, 4\nexit\n", {0}, 0, { { ISA_JEQ, 4 } }, false, { 0x40, 0x10 } },
+	{ "the same address through another pointer",
+	  "mov %r4, %r1\nadd %r4, 3\nldxb %r2, [%r4-2]\njgt %r2, 9, out\nldxb %r0, [%r1+1]\n"
+	  "exit\nout:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JLE, 9 } }, true, {0} },
+	{ "the phi's operand on this path",
+	  "ldxb %r2, [%r1]\nmov %r3, 0\njgt %r2, 5, l\nmov %r3, %r2\nl:\njgt %r3, 3, out\n"
+	  "mov %r0, %r2\nexit\nout:\nmov %r0, 0\nexit\n", {0}, 0,
+	  { { ISA_JNE, 4 }, { ISA_JNE, 5 } }, true, {0} },
+	{ "shifted bits known back", "ldxw %r2, [%r1]\nmov %r3, %r2\nlsh32 %r3, 28\n"
+	  "jne %r3, 0, out\nmov %r0, %r2\nand %r0, 15\nexit\nout:\nmov %r0, 0\nexit\n", {0}, 0,
+	  { { ISA_JEQ, 0 } }, true, {0} },
+	{ "shifted bits known back, one too few", "ldxw %r2, [%r1]\nmov %r3, %r2\nlsh32 %r3, 29\n"
+	  "jne %r3, 0, out\nmov %r0, %r2\nand %r0, 15\nexit\nout:\nmov %r0, 0\nexit\n", {0}, 0,
+	  { { ISA_JEQ, 0 } }, false, { 8 } },
 	{ "jset with two bits", "ldxb %r0, [%r1]\njset %r0, 6, l\nmov %r0, 1\nexit\nl:\nexit\n",
 	  {0}, 0, { { ISA_JNE, 2 } }, false, { 2 } },
 };
@@ -903,6 +990,7 @@ int main(void)
 	tcase_add_test(tc, transfer_exact);
 	tcase_add_test(tc, random_alu_sound);
 	tcase_add_test(tc, random_unary_sound);
+	tcase_add_test(tc, random_invert_sound);
 	tcase_add_test(tc, random_programs_sound);
 	tcase_add_test(tc, prove_cases);
 	suite_add_tcase(s, tc);

@@ -19,10 +19,13 @@
  *                 every program (a return-value invariant and a bound).
  * The contract: a check never ends in CHECK_ERROR (that is an internal
  * error: a counterexample that does not replay, a worst case the
- * interpreter disagrees with); bad input is one diagnostic. Anything else
- * aborts. The input split, the objects and the fixed spec: harness.c.
+ * interpreter disagrees with); bad input is one diagnostic; a check the
+ * abstract-interpretation pre-pass proved has no input of the concrete
+ * search (search.h) that fails it (the pre-pass would be unsound).
+ * Anything else aborts. The input split, the objects and the fixed spec: harness.c.
  */
 #include "harness.h"
+#include "search.h"
 #include "xprog.h"
 
 #include <stdio.h>
@@ -74,6 +77,16 @@ static void run(const struct loaded *l, const char *text, size_t len, struct are
 		if (r[i].verdict == CHECK_ERROR) {
 			fprintf(stderr, "fuzz_check: %s: %s\n", set->checks[i].name, r[i].reason);
 			abort();
+		}
+		if (r[i].by_absint) {
+			struct cex *cex;
+			unsigned runs;
+
+			if (search_run(l, &set->checks[i], a, &cex, &runs)) {
+				fprintf(stderr, "fuzz_check: %s: the pre-pass proved it, the search has an input that fails it\n",
+					set->checks[i].name);
+				abort();
+			}
 		}
 	}
 	for (i = 0; i < sub.n; i++)
