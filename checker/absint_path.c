@@ -1,0 +1,334 @@
+/* absint_path.c - what the pre-pass's walk knows besides intervals and
+ * known bits (contract: absint.h; the walk: absint.c).
+ */
+#include "absint_priv.h"
+#include "isa.h"
+
+#include <string.h>
+
+/* ---- memory cells, parts, facts ------------------------------------------
+ * Two loads of one address read one value until a write to its region
+ * (the encoder reads them from one array: smt.h, smt_precheck's mem). A
+ * load that finds the cell of an earlier load on the path becomes its
+ * alias: one abstract value for both, refined together. A narrower load
+ * inside an earlier cell is those bytes of it, and so is a mask of a
+ * value (`x & 0xff`, mov32, le16): two of them of one value and bytes
+ * are aliases too. Every JEQ / JNE a path takes (branches, assumes) is a
+ * fact that decides the same comparison later on the path, where the
+ * intervals cannot (x != 127 is not an interval). All of it is path-local
+ * (pushed on the trail); a write pushes a barrier for the loads. */
+
+/* What value ID does with memory: absint.h's codes (bare code: one flat
+ * region, every load an array read, every write and call any memory). */
+static uint16_t mem_code(const struct walk *w, const struct ssa_insn *v)
+{
+	if (w->o->mem)
+		return w->o->mem[v->id];
+	if (!w->flat)
+		return 0;
+	if (v->kind == SSA_LOAD)
+		return 1;
+	if (v->kind == SSA_STORE || v->kind == SSA_ATOMIC || v->kind == SSA_CALL ||
+	    v->kind == SSA_TAILRET)
+		return ABSINT_MEM_ANY;
+	return 0;
+}
+
+static void cell_push(struct walk *w, const struct cell *c)
+{
+	w->cells = grow(w->cells, &w->capcells, w->ncells + 1, sizeof(*w->cells));
+	w->cells[w->ncells++] = *c;
+	trail_push(w, CELL_MARK);
+}
+
+/* V (just defined, value VAL) is the same value as REP on this path: one
+ * abstract value for both (met), refined together. */
+static void make_alias(struct walk *w, uint32_t id, uint32_t rep, const struct absint_val *val)
+{
+	struct absint_val m;
+
+	rep = find(w, rep);
+	if (rep == id || !w->def[rep])
+		return;
+	m = w->env[rep];
+	if (absint_meet(&m, val) && !same_val(&m, &w->env[rep]))
+		set(w, rep, &m);
+	w->alias[id] = rep;
+	trail_push(w, id | ALIAS_BIT);
+}
+
+/* A load's address as root + off: 64-bit additions and subtractions of a
+ * constant folded (modular: the same address however grouped). */
+static uint32_t addr_root(const struct walk *w, uint32_t id, uint64_t *off)
+{
+	unsigned n;
+
+	for (n = 0; n < 16; n++) {
+		const struct ssa_insn *v = w->p->values[id], *a, *b;
+
+		if (v->kind != SSA_ALU || !v->is64 || v->nargs < 2)
+			break;
+		a = w->p->values[v->args[0]];
+		b = w->p->values[v->args[1]];
+		if (v->op == ISA_MOV) {
+			id = v->args[1];
+		} else if ((v->op == ISA_ADD || v->op == ISA_SUB) && b->kind == SSA_CONST) {
+			*off += v->op == ISA_ADD ? (uint64_t)b->imm : -(uint64_t)b->imm;
+			id = v->args[0];
+		} else if (v->op == ISA_ADD && a->kind == SSA_CONST) {
+			*off += (uint64_t)a->imm;
+			id = v->args[1];
+		} else {
+			break;
+		}
+	}
+	return find(w, id);
+}
+
+struct absint_val absint_eval_load(const struct walk *w, const struct ssa_insn *v)
+{
+	/* the encoder answers loads of the packet pointer fields with its
+	 * own 64-bit pointer terms */
+	if (w->o->ptr_loads && w->o->ptr_loads[v->id])
+		return absint_top();
+	return absint_width(v->size * 8u, v->sx);
+}
+
+/* Value ID (defined, its value VAL) is bytes [BYTE, BYTE + SIZE) of SRC
+ * zero-extended: an alias of an earlier part of SRC with those bytes (or
+ * of SRC itself when that fits), else a new part. */
+static void part(struct walk *w, uint32_t id, uint32_t src, unsigned byte, unsigned size,
+		 const struct absint_val *val)
+{
+	struct cell c = { .kind = C_PART, .root = find(w, src), .id = id, .off = byte,
+			  .size = (uint8_t)size };
+	struct absint_val sv = get(w, src);
+	size_t i, n;
+
+	if (!w->def[c.root])
+		return;
+	if (byte == 0 && (size >= 8 || sv.umax <= (1ull << (size * 8u)) - 1)) {
+		make_alias(w, id, c.root, val);
+		return;
+	}
+	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
+		const struct cell *e = &w->cells[i];
+
+		if (e->kind == C_PART && e->root == c.root && e->off == c.off &&
+		    e->size == c.size && w->def[e->id]) {
+			make_alias(w, id, e->id, val);
+			return;
+		}
+	}
+	cell_push(w, &c);
+}
+
+/* LOAD V: true when V was defined here (memory cells: an alias of an
+ * earlier load of the same bytes, or bytes of an earlier wider one; else
+ * a new cell); false: not a cell (the caller evaluates it). */
+bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *val)
+{
+	uint16_t region = mem_code(w, v);
+	struct cell c = { .kind = C_LOAD, .off = (uint64_t)v->imm, .id = v->id, .region = region,
+			  .size = v->size, .sx = v->sx };
+	const struct cell *in = NULL;
+	size_t i, n;
+
+	if (!region)
+		return false;
+	c.root = addr_root(w, v->args[0], &c.off);
+	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
+		const struct cell *e = &w->cells[i];
+
+		if (e->kind == C_WRITE) {
+			if (e->region == ABSINT_MEM_ANY || e->region == region)
+				break;
+			continue;
+		}
+		if (e->kind != C_LOAD || e->root != c.root || e->region != region ||
+		    !w->def[e->id])
+			continue;
+		if (e->off == c.off && e->size == c.size && e->sx == c.sx) {
+			*val = w->env[find(w, e->id)];
+			define(w, v->id, val);
+			make_alias(w, v->id, e->id, val);
+			return true;
+		}
+		/* inside E: its bytes c.off - e.off ... (modular offsets) */
+		if (!in && c.off - e->off < 8 && c.off - e->off + c.size <= e->size)
+			in = e;
+	}
+	*val = absint_eval_load(w, v);
+	if (in) {
+		struct absint_val x = get(w, in->id);
+
+		x = absint_extract(&x, (unsigned)(c.off - in->off), c.size, c.sx);
+		if (!absint_meet(val, &x))
+			*val = x;     /* cannot be: a narrower load of the same bytes */
+	}
+	define(w, v->id, val);
+	if (in && !c.sx)
+		part(w, v->id, in->id, (unsigned)(c.off - in->off), c.size, val);
+	c.id = find(w, v->id);
+	cell_push(w, &c);
+	return true;
+}
+
+/* A write (or a call that may write) V: later loads of its region miss. */
+void absint_write_barrier(struct walk *w, const struct ssa_insn *v)
+{
+	struct cell c = { .kind = C_WRITE, .region = mem_code(w, v) };
+
+	if (c.region)
+		cell_push(w, &c);
+}
+
+/* ALU or UNARY V just defined (VAL): a mask of the low bytes of its
+ * operand is a part of it. */
+void absint_masks(struct walk *w, const struct ssa_insn *v, const struct absint_val *val)
+{
+	struct absint_val b;
+	uint64_t c;
+
+	if (v->kind == SSA_UNARY && v->op == ISA_LE && v->size < 8) {
+		part(w, v->id, v->args[0], 0, v->size, val);
+		return;
+	}
+	if (v->kind != SSA_ALU || v->nargs < 2)
+		return;
+	if (v->op == ISA_MOV && !v->is64) {
+		part(w, v->id, v->args[1], 0, 4, val);
+		return;
+	}
+	if (v->op != ISA_AND)
+		return;
+	b = get(w, v->args[1]);
+	if (!absint_is_const(&b, &c))
+		return;
+	if (!v->is64)
+		c &= 0xffffffffull;
+	if (c == 0xff || c == 0xffff || c == 0xffffffffull)
+		part(w, v->id, v->args[0], 0, c == 0xff ? 1 : c == 0xffff ? 2 : 4, val);
+}
+
+static uint64_t bswap_n(uint64_t x, unsigned bytes)
+{
+	uint64_t r = 0;
+	unsigned i;
+
+	for (i = 0; i < bytes; i++)
+		r |= ((x >> (8 * i)) & 0xff) << (8 * (bytes - 1 - i));
+	return r;
+}
+
+/* `ID == K` as the same comparison of what ID is computed from through
+ * bijections (xor, add, sub of a constant; byte swaps and truncations of
+ * a value that fits): *K adjusted, the representative returned. */
+static uint32_t peel(const struct walk *w, uint32_t id, uint64_t *k)
+{
+	unsigned n;
+
+	for (n = 0; n < 8; n++) {
+		const struct ssa_insn *v = w->p->values[find(w, id)];
+		struct absint_val y, b;
+		uint64_t c, m;
+
+		id = find(w, id);
+		if (v->kind == SSA_UNARY && (v->op == ISA_LE || v->op == ISA_BE || v->op == ISA_BSWAP) &&
+		    v->size < 8) {
+			m = (1ull << (v->size * 8u)) - 1;
+			y = get(w, v->args[0]);
+			if (y.umax > m || *k > m)
+				break;
+			if (v->op != ISA_LE)
+				*k = bswap_n(*k, v->size);
+			id = v->args[0];
+			continue;
+		}
+		if (v->kind != SSA_ALU || !v->is64 || v->nargs < 2)
+			break;
+		b = get(w, v->args[1]);
+		if (!absint_is_const(&b, &c))
+			break;
+		if (v->op == ISA_XOR)
+			*k ^= c;
+		else if (v->op == ISA_ADD)
+			*k -= c;
+		else if (v->op == ISA_SUB)
+			*k += c;
+		else
+			break;
+		id = v->args[0];
+	}
+	return find(w, id);
+}
+
+/* A comparison `A op B` (JEQ / JNE) in the facts' form: a 32-bit one of
+ * operands that fit is a 64-bit one; a constant B is K (and *B 0);
+ * false: not one the facts keep. */
+static bool fact_form(const struct walk *w, unsigned op, bool is64, uint32_t *a, uint32_t *b,
+		      uint64_t *k)
+{
+	struct absint_val x = get(w, *a), y = get(w, *b);
+	uint64_t ka, kb;
+	bool ca = absint_is_const(&x, &ka), cb = absint_is_const(&y, &kb);
+	uint32_t t;
+
+	if (op != ISA_JEQ && op != ISA_JNE)
+		return false;
+	if (!is64 && x.umax <= 0xffffffffull && y.umax <= 0xffffffffull)
+		is64 = true;
+	if (!is64 || (ca && cb))      /* two constants: the intervals decide */
+		return false;
+	if (!ca && !cb) {
+		*a = find(w, *a);
+		*b = find(w, *b);
+		if (*a > *b) {
+			t = *a;
+			*a = *b;
+			*b = t;
+		}
+		*k = 0;
+		return *a != 0;
+	}
+	if (ca)
+		*a = *b;
+	*k = ca ? ka : kb;
+	*a = peel(w, *a, k);
+	*b = 0;
+	return *a != 0;
+}
+
+/* What the path's facts say of `A op B`: 1 true, 0 false, -1 nothing. */
+int absint_fact_decide(const struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b)
+{
+	uint64_t k;
+	size_t i, n;
+
+	if (!fact_form(w, op, is64, &a, &b, &k))
+		return -1;
+	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
+		const struct cell *e = &w->cells[i];
+
+		if (e->kind != C_FACT || e->root != a || e->b != b)
+			continue;
+		if (e->off == k)
+			return e->op == op;
+		/* a == k' decides a == k for another constant k */
+		if (!b && e->op == ISA_JEQ)
+			return op == ISA_JNE;
+	}
+	return -1;
+}
+
+/* `A op B` (JEQ / JNE) is true on this path from here on. */
+void absint_fact_push(struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b)
+{
+	struct cell c = { .kind = C_FACT, .op = (uint8_t)op };
+
+	if (!fact_form(w, op, is64, &a, &b, &c.off))
+		return;
+	c.root = a;
+	c.b = b;
+	cell_push(w, &c);
+}

@@ -1,0 +1,164 @@
+/* absint_priv.h - what absint.c (the walk) and absint_path.c (memory
+ * cells, parts of values, path facts) share: the walk's state and its
+ * undoable environment. Internal to the pre-pass (contract: absint.h).
+ */
+#ifndef INVCHECK_ABSINT_PRIV_H
+#define INVCHECK_ABSINT_PRIV_H
+
+#include "absint.h"
+
+#include <stdlib.h>
+
+#define DEF_BIT   0x80000000u    /* trail entry: ID was defined here */
+#define ALIAS_BIT 0x40000000u    /* trail entry: ID became an alias here */
+#define CELL_MARK 0x3fffffffu    /* trail entry: a cell was pushed */
+#define CELL_SCAN 512u           /* cells looked at per lookup, newest first */
+#define BACK_DEPTH 8u            /* operand chains followed backward */
+
+struct undo {
+	uint32_t id;
+	struct absint_val old;
+};
+
+/* What the path knows besides each value's abstract value (newest last):
+ *   C_LOAD:  value ID is what a load read at ROOT + OFF (SIZE bytes, SX);
+ *   C_WRITE: region REGION (ABSINT_MEM_ANY: any) may have changed;
+ *   C_PART:  value ID is bytes [OFF, OFF + SIZE) of value ROOT,
+ *            zero-extended;
+ *   C_FACT:  `ROOT op B` is true (B a value, or 0 and the constant OFF),
+ *            op JEQ or JNE, on the low halves when !SX (is64).
+ * ROOT, ID and B are representatives (find). */
+enum { C_LOAD, C_WRITE, C_PART, C_FACT };
+
+struct cell {
+	uint32_t root;
+	uint32_t id;
+	uint64_t off;
+	uint32_t b;
+	uint16_t region;          /* 1 + the region (absint.h: mem) */
+	uint8_t kind, size, op;
+	bool sx;
+};
+
+struct frame {
+	uint32_t b;
+	uint32_t next;            /* successor to try next */
+	size_t mark;              /* trail length before entering b */
+};
+
+struct walk {
+	const struct ssa_prog *p;
+	const struct absint_opts *o;
+	struct absint_result *r;
+	struct absint_val *env;   /* by value id */
+	uint8_t *def;             /* by value id: evaluated on this path */
+	uint32_t *phi_arg;        /* by phi id: its operand on this path */
+	struct absint_val *memo;  /* by value id: re-evaluated (stamp) */
+	uint32_t *stamp, now;
+	uint32_t *alias;          /* by value id: the load it reads the same cell
+	                           * as on this path, or 0 */
+	bool flat;                /* bare code: one flat memory */
+	struct cell *cells;
+	size_t ncells, capcells;
+	struct undo *trail;
+	size_t ntrail, captrail;
+	struct frame *stack;
+	size_t nstack, capstack;
+	bool stop;                /* the verdict is decided: unknown */
+};
+
+static inline void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+	if (need <= *cap)
+		return p;
+	*cap = *cap ? *cap * 2 : 64;
+	if (*cap < need)
+		*cap = need;
+	p = realloc(p, *cap * elem);
+	if (!p)
+		abort();
+	return p;
+}
+
+/* The value ID stands for on this path: the load that read the same
+ * cell, or ID itself (one level: an alias is always to a value that is
+ * none). */
+static inline uint32_t find(const struct walk *w, uint32_t id)
+{
+	return w->alias[id] ? w->alias[id] : id;
+}
+
+static inline void trail_push(struct walk *w, uint32_t id)
+{
+	w->trail = grow(w->trail, &w->captrail, w->ntrail + 1, sizeof(*w->trail));
+	w->trail[w->ntrail++].id = id;
+}
+
+/* Replace the value of ID (defined earlier on the path) by V, undoably. */
+static inline void set(struct walk *w, uint32_t id, const struct absint_val *v)
+{
+	id = find(w, id);
+	if (id == 0 || !w->def[id])   /* UNDEF: stays any value */
+		return;
+	trail_push(w, id);
+	w->trail[w->ntrail - 1].old = w->env[id];
+	w->env[id] = *v;
+}
+
+static inline void undo_to(struct walk *w, size_t mark)
+{
+	while (w->ntrail > mark) {
+		uint32_t id = w->trail[--w->ntrail].id;
+
+		if (id == CELL_MARK)
+			w->ncells--;
+		else if (id & DEF_BIT)
+			w->def[id & ~DEF_BIT] = 0;
+		else if (id & ALIAS_BIT)
+			w->alias[id & ~ALIAS_BIT] = 0;
+		else
+			w->env[id] = w->trail[w->ntrail].old;
+	}
+}
+
+/* A value not evaluated on this path (the encoder lets a pure value be
+ * used before its place in the block order) is any value: never a stale
+ * one from another path. */
+static inline struct absint_val get(const struct walk *w, uint32_t id)
+{
+	id = find(w, id);
+	return id == 0 || !w->def[id] ? absint_top() : w->env[id];
+}
+
+/* Define ID on this path (undone when the walk backs out). */
+static inline void define(struct walk *w, uint32_t id, const struct absint_val *v)
+{
+	w->env[id] = *v;
+	if (id == 0 || w->def[id])
+		return;
+	w->def[id] = 1;
+	trail_push(w, id | DEF_BIT);
+}
+
+static inline bool same_val(const struct absint_val *a, const struct absint_val *b)
+{
+	return a->umin == b->umin && a->umax == b->umax && a->smin == b->smin &&
+	       a->smax == b->smax && a->tv == b->tv && a->tm == b->tm;
+}
+
+/* ---- absint_path.c: memory cells, parts, facts ----------------------- */
+/* The value of LOAD V with what the path knows of its cell (its width). */
+struct absint_val absint_eval_load(const struct walk *w, const struct ssa_insn *v);
+/* Record LOAD V's cell (or alias V to the load of the same cell, *VAL then
+ * its value); false: V is not a load this pass tracks. */
+bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *val);
+/* V may write memory: a barrier for the cells of what it may write. */
+void absint_write_barrier(struct walk *w, const struct ssa_insn *v);
+/* V is a mask / truncation / byte swap of a value: record it as bytes of it. */
+void absint_masks(struct walk *w, const struct ssa_insn *v, const struct absint_val *val);
+/* What the path's facts say of `A op B`: 1 true, 0 false, -1 nothing. */
+int absint_fact_decide(const struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b);
+/* The path takes `A op B` (op JEQ or JNE). */
+void absint_fact_push(struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b);
+
+#endif
