@@ -293,6 +293,41 @@ static void short_first(struct smt *s, const struct smt_prog *e, Z3_ast bad,
 	smt_prove(s, smt_not(s, bad), qtime(o), q);
 }
 
+/* The worst case by the concrete search (search.h), without Z3: no run
+ * is longer than TOP (bound.h's DAG maximum, TOP within the bound), so an
+ * input the search finds for the same check with the bound TOP - 1 runs
+ * exactly TOP instructions; replayed against the check itself it must
+ * exit after TOP (else the two counts disagree: a checker bug, an error).
+ * True when it decided: the worst case and its witness, or the error;
+ * false: no such input (r->search_runs counts the inputs), or the search
+ * already ran for this check. */
+static bool searched_worst(const struct loaded *l, const struct check_opts *o,
+			   struct check_result *r, uint64_t top)
+{
+	struct mon_check longer = *r->c;
+	struct cex *x;
+	unsigned runs = 0;
+	bool found;
+
+	if (o->no_search || o->no_time || r->search_runs || top == 0 || top > r->c->bound)
+		return false;
+	longer.bound = top - 1;
+	found = search_run(l, &longer, r->arena, &x, &runs);
+	r->search_runs += runs;
+	if (!found)
+		return false;
+	if (replay_run(l, r->c, x, &r->wreplay) < 0 || r->wreplay.outcome != REPLAY_EXITED ||
+	    r->wreplay.steps != top) {
+		set_reason(r, CHECK_ERROR, "internal error: the search's longest run (%" PRIu64
+			   " instructions by the DAG) replays as: %s", top, r->wreplay.msg);
+		return true;
+	}
+	r->has_worst = true;
+	r->worst = top;
+	r->witness = x;
+	return true;
+}
+
 /* No run is longer than the DAG's longest path (bound.h): if that path's
  * length TOP is below HI, a run that long settles the worst case (true:
  * done, the witness from its model). That one path's condition is asked
@@ -359,6 +394,9 @@ static void worst_case(const struct loaded *l, struct smt *s, const struct smt_p
 	uint64_t hi0 = hi;
 	bool gave_up, hi_known = r->verdict == CHECK_HOLDS;
 
+	if (r->verdict == CHECK_HOLDS && bound_static_max(e->p, r->c->bound_site, &n) &&
+	    searched_worst(l, o, r, n))
+		return;
 	if (longest_path(l, s, e, o, r, &hi, &gave_up) || gave_up)
 		return;
 	hi_known |= hi != hi0;            /* no run reaches the DAG's maximum */
@@ -482,6 +520,33 @@ static bool searched(const struct loaded *l, const struct check_opts *o, struct 
 	r->cex = x;
 	r->by_search = true;
 	confirm(l, o, r);
+	return true;
+}
+
+/* A bound that is its check's only assert, on a DAG without unwinding
+ * markers (every run is one of its paths) whose longest path (bound.h) is
+ * within the bound: it holds (solve decides it so without a query) and,
+ * when the search finds a run that long, that run is the worst case and
+ * its witness: no Z3 context at all. The notes are the encoder's
+ * (smt_precheck); a program it does not model goes to Z3 as before. True
+ * when R is decided (holds, or an internal error). */
+static bool bound_without_z3(const struct loaded *l, const struct ssa_prog *p,
+			     const struct check_opts *o, struct check_result *r)
+{
+	struct smt_precheck pc;
+	uint64_t top;
+
+	if (!r->c->has_bound || r->c->nasserts != 1 || p->nunwind || o->no_search ||
+	    o->no_time || !bound_static_max(p, r->c->bound_site, &top) || top > r->c->bound)
+		return false;
+	smt_precheck(p, r->arena, &pc);
+	if (pc.unsupported || !searched_worst(l, o, r, top))
+		return false;
+	if (r->verdict == CHECK_ERROR)
+		return true;
+	add_notes(r, pc.notes, pc.nnotes);
+	r->verdict = CHECK_HOLDS;
+	r->by_search = true;
 	return true;
 }
 
@@ -655,7 +720,7 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 		goto out;
 	t1 = stats_now();
 	r->search_ns = stats_cpu_now();
-	search_done = searched(l, o, r);
+	search_done = bound_without_z3(l, p, o, r) || searched(l, o, r);
 	r->search_ns = stats_cpu_now() - r->search_ns;
 	search_ns = o->no_time ? 0 : stats_now() - t1;     /* in solve (stats.h); none with --timeout=0 */
 	r->stage_ns[STAGE_SOLVE] = search_ns;

@@ -73,7 +73,9 @@ struct check_result {
 	struct cex *witness;      /* HOLDS with has_worst: an input that runs
 	                           * `worst` instructions (replayed: wreplay) */
 	struct replay_result wreplay;
-	bool by_search;           /* VIOLATED by the concrete search, not a Z3 model */
+	bool by_search;           /* decided by the concrete search, no Z3: VIOLATED
+	                           * (its input), or a bound that holds with its
+	                           * worst case (check.c: bound_without_z3) */
 	unsigned search_runs;     /* inputs the search tried */
 	uint64_t search_ns;       /* time in the search */
 	const char **notes;       /* imprecision worth knowing */

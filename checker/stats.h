@@ -16,10 +16,12 @@
  * (seconds with 6 decimals; total is the wall time from the start of main;
  * absint: the checks the abstract-interpretation pre-pass proved without
  * Z3, absint_time the time in it, all checks, proved or not; search: the
- * checks whose verdict the concrete search found, without Z3;
+ * checks whose verdict the concrete search found, without Z3 (a
+ * counterexample, or a bound's worst case: its longest path's run);
  * search_time the CPU time of the search (its thread's clock: steady on
- * a loaded machine), all checks, found or not (its wall time is part of
- * solve); search_inputs the inputs it ran, all checks; coarse: the solver's
+ * a loaded machine), all checks, found or not, before Z3 (its wall time
+ * is part of solve; a worst-case search after a Z3 verdict is solve
+ * time); search_inputs the inputs it ran, all checks; coarse: the solver's
  * coarse queries (smt_prove: large multipliers left free), coarse_proved
  * those that proved their claim, so that no exact query was asked).
  */

@@ -66,6 +66,20 @@ for case in "xdp_lb 0 7 7" "xdp_lb_bug 1 6 5"; do
 		fail "--stats coarse on $1: exit $rc (expected $2): $(cat "$tmp/err") (expected coarse=$3 coarse_proved=$4)"
 done
 
+# every check decided without a Z3 context (check.c: absint, then the
+# search; a bound whose longest path is within it holds, and the search's
+# run of that length is its worst case): no encode time, and the pre-pass
+# and the search count every check
+for case in "trace_exec 9 7 2" "cgroup_skb 5 4 1"; do
+	set -- $case
+	n=$((n + 1))
+	"$bin" --stats "$ex/$1.bpf.o" "$src/examples/$1.inv" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 0 ] && grep -q " checks=$2 .* encode=0.000000 .* absint=$3 .* search=$4 " "$tmp/err" &&
+		grep -q "bound_insns: holds (worst case [0-9]* instructions)" "$tmp/out" ||
+		fail "$1 without Z3: exit $rc: $(cat "$tmp/err") (expected checks=$2 encode=0 absint=$3 search=$4)"
+done
+
 # --cache DIR
 # run NAME ARGS...: stdout to $tmp/NAME, exit code to $tmp/NAME.rc, the
 # --stats line's check count to $tmp/NAME.checks (0: the cache answered)

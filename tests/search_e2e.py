@@ -5,7 +5,8 @@ search before Z3 (checker/search.h) changes no verdict.
 Every (object, spec) pair of tests/e2e/*.tsv runs twice, with and without
 --no-search (--format=json --no-timing --stats): each check must get the
 same verdict and, when violated, fail the same assert (assert_location);
-both runs must exit alike. Prints how many checks the search decided
+both runs must exit alike, and a bound that holds must have the same worst
+case (worst_case_insns: the search's longest run, or Z3's model). Prints how many checks the search decided
 (--stats: search=N), which must be more than 0, and how many of the
 violations it found.
 """
@@ -69,6 +70,11 @@ def main():
                     print(f'FAIL {obj} {check}: fails the assert at {g.get("assert_location")}, '
                           f'with --no-search {r.get("assert_location")}')
                     bad += 1
+            elif r['verdict'] == 'holds':
+                for k in ('worst_case_insns', 'worst_case_insns_at_most'):
+                    if g.get(k) != r.get(k):
+                        print(f'FAIL {obj} {check}: {k} {g.get(k)}, with --no-search {r.get(k)}')
+                        bad += 1
     print(f'search: {searched} of {violations} violations found without Z3 '
           f'({len(pairs)} object/spec pairs)')
     if searched == 0:
