@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
-#include <z3.h>
+#include <z3_version.h>
 
 #define MAGIC "bpf-invcheck-cache 1\n"
 
@@ -44,7 +44,6 @@ static void str(struct cache *c, const char *s)
 
 static void checker_id(struct cache *c)
 {
-	unsigned v[4];
 	struct utsname u;
 	struct stat st;
 	char buf[256];
@@ -56,9 +55,16 @@ static void checker_id(struct cache *c)
 			 (unsigned long long)st.st_ino);
 		str(c, buf);
 	}
-	Z3_get_version(&v[0], &v[1], &v[2], &v[3]);
-	snprintf(buf, sizeof(buf), "z3 %u.%u.%u.%u", v[0], v[1], v[2], v[3]);
+	/* the solver: its version at build time and the library file's
+	 * identity, without opening it (z3lazy.h: a hit must not pay for it) */
+	snprintf(buf, sizeof(buf), "z3 %s %s", Z3_FULL_VERSION, Z3LAZY_SONAME);
 	str(c, buf);
+	if (stat(Z3LAZY_PATH, &st) == 0) {
+		snprintf(buf, sizeof(buf), "z3 file %lld %lld.%09ld %llu", (long long)st.st_size,
+			 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+			 (unsigned long long)st.st_ino);
+		str(c, buf);
+	}
 	if (uname(&u) == 0)
 		str(c, u.release);
 }

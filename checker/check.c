@@ -729,7 +729,7 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 	t1 = stats_now();
 	s = context(shared);
 	if (!s) {
-		set_reason(r, CHECK_ERROR, "internal error: no Z3 context");
+		set_reason(r, CHECK_ERROR, "%s", smt_new_error());
 		goto out;
 	}
 	smt_coarse_stats(s, &cq, &cp);

@@ -300,7 +300,7 @@ static void diff_one(const struct loaded *lo, const char *po, int fo,
 	d.s = smt_new();
 	if (!d.s) {
 		r->verdict = DIFF_ERROR;
-		snprintf(r->reason, sizeof(r->reason), "internal error: no Z3 context");
+		snprintf(r->reason, sizeof(r->reason), "%s", smt_new_error());
 		return;
 	}
 	d.z = smt_ctx(d.s);

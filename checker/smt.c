@@ -35,6 +35,13 @@ static void on_z3_error(Z3_context c, Z3_error_code e)
 	(void)e;
 }
 
+const char *smt_new_error(void)
+{
+	const char *why = z3lazy_error();
+
+	return *why ? why : "internal error: no Z3 context";
+}
+
 struct smt *smt_new(void)
 {
 	struct smt *s = calloc(1, sizeof(*s));

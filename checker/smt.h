@@ -50,7 +50,7 @@
 #include "base.h"
 #include "ssa.h"
 
-#include <z3.h>
+#include "z3lazy.h"
 
 #define SMT_STACK_BASE   0xffffc90000000000ull  /* where frames live */
 #define SMT_STACK_WINDOW 0x100000ull            /* one window per frame */
@@ -58,6 +58,9 @@
 struct smt;
 
 struct smt *smt_new(void);
+/* Why smt_new returned NULL: the solver library could not be opened
+ * (z3lazy.h), or (memory, a Z3 error) "internal error: no Z3 context". */
+const char *smt_new_error(void);
 void smt_free(struct smt *s);
 /* One context for several checks (check.c: up to 8 consecutive checks, of
  * one program or several): smt_scope_begin pushes a scope for the next check's encoding

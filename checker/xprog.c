@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <inttypes.h>
 #include <string.h>
-#include <z3.h>
+#include "z3lazy.h"
 
 #define SCX_DSQ_GLOBAL   0x8000000000000001ull
 #define SCX_DSQ_LOCAL    0x8000000000000002ull
@@ -169,8 +169,10 @@ static void collect_prog(const struct loaded *l, struct flow *f, int func,
 		goto done;
 	}
 	s = smt_new();
-	if (!s)
-		abort();
+	if (!s) {
+		f->unknown = arena_printf(out, "program %s of the map: %s", prog, smt_new_error());
+		goto done;
+	}
 	if (smt_encode(s, p, NULL, a, &e) || e->unsupported) {
 		f->unknown = arena_printf(out, "program %s of the map: %s", prog,
 					  e && e->unsupported ? e->unsupported : "cannot be encoded");

@@ -1,0 +1,74 @@
+#!/bin/sh
+# lazy_z3.sh BPF_INVCHECK EXAMPLES_DIR SOURCE_ROOT: libz3 is opened on first
+# use (checker/z3lazy.h). A run that needs no Z3 context (every check
+# decided by the pre-pass or the search, --version, a dump, a cache hit)
+# never loads it (the dynamic linker's LD_DEBUG=files log); a run that
+# needs one loads it with dlopen; a library that cannot be opened, or lacks
+# a function, makes each check that needed Z3 an error naming why (exit 2)
+# while the others are still decided.
+set -u
+bin=$1
+ex=$2
+src=$3
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+n=0
+
+fail() {
+	echo "FAIL: $*"
+	fails=$((fails + 1))
+}
+
+# loads WANT ARGS...: libz3 loaded (WANT yes) or not (no); exit code in $rc
+loads() {
+	want=$1
+	shift
+	n=$((n + 1))
+	LD_DEBUG=files "$bin" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	got=no
+	grep -q 'file=libz3\.so[.0-9]* \[0\];  dynamically loaded by' "$tmp/err" && got=yes
+	grep -q 'file=libz3\.so[.0-9]* \[0\];  needed by' "$tmp/err" && got=linked
+	[ "$got" = "$want" ] || fail "libz3 loaded: $got, expected $want: bpf-invcheck $*"
+}
+
+loads no --version
+[ "$rc" -eq 0 ] || fail "--version: exit $rc"
+loads no "$ex/trace_exec.bpf.o" "$src/examples/trace_exec.inv"
+[ "$rc" -eq 0 ] && grep -q '^9 checks: 9 hold, 0 violated, 0 unknown$' "$tmp/out" ||
+	fail "trace_exec: exit $rc: $(tail -1 "$tmp/out")"
+loads no --dump=ssa "$ex/xdp_fw.bpf.o"
+[ "$rc" -eq 0 ] || fail "--dump=ssa: exit $rc"
+loads yes --program=xdp_fw "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+[ "$rc" -eq 0 ] && grep -q '^6 checks: 6 hold, 0 violated, 0 unknown$' "$tmp/out" ||
+	fail "xdp_fw: exit $rc: $(tail -1 "$tmp/out")"
+soname=$(sed -n 's/.*file=\(libz3\.so[.0-9]*\) \[0\];  dynamically loaded by.*/\1/p' "$tmp/err" | head -1)
+[ -n "$soname" ] || { fail "no libz3 soname in the loader's log"; soname=libz3.so.unknown; }
+# a cache hit answers without the solver (the key names the library file)
+"$bin" --cache "$tmp/cache" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv" >"$tmp/first" 2>&1
+loads no --cache "$tmp/cache" "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv"
+[ "$rc" -eq 0 ] && cmp -s "$tmp/first" "$tmp/out" || fail "cache hit: exit $rc, output differs"
+
+# a broken libz3.so.4 first on the library path: each check that needed a
+# context says why; those the pre-pass proved still hold
+[ -n "$soname" ] || fail "no libz3 soname in the loader's log"
+mkdir -p "$tmp/short" "$tmp/other"
+echo junk >"$tmp/short/$soname"
+cp "$(ldd "$bin" | sed -n 's/.*libelf\.so\.1 => \([^ ]*\).*/\1/p')" "$tmp/other/$soname"
+for case in "short:cannot open the solver library $soname: $tmp/short/$soname: file too short" \
+	    "other:the solver library $soname has no Z3_del_config"; do
+	dir=${case%%:*} why=${case#*:}
+	n=$((n + 1))
+	LD_LIBRARY_PATH="$tmp/$dir" "$bin" --program=xdp_fw "$ex/xdp_fw.bpf.o" "$src/examples/xdp_fw.inv" \
+		>"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 2 ] &&
+		[ "$(grep -c "^.*: error: invariant xdp_fw\.[a-z0-9_.]*: $why\$" "$tmp/out")" -eq 4 ] &&
+		grep -q '^xdp_fw.xdp.never_abort: holds$' "$tmp/out" &&
+		grep -q '^6 checks: 2 hold, 0 violated, 0 unknown, some internal errors$' "$tmp/out" ||
+		fail "libz3 '$dir': exit $rc: $(cat "$tmp/out")"
+done
+
+echo "$n lazy-z3 cases, $fails failed"
+[ "$fails" -eq 0 ]
