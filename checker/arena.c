@@ -1,8 +1,12 @@
 /* arena.c - bump allocator owning all IR of one check.
  *
  * Chunks double from 64 KiB up to 32 MiB. Memory is handed out once and
- * never reused, and every chunk starts zeroed (calloc, or fresh pages of
- * an anonymous mapping), so allocations need no memset. Chunks of 2 MiB
+ * never reused, and zeroed: a chunk of 2 MiB and more is fresh pages of an
+ * anonymous mapping (no memset at all); a smaller one is malloc'd and each
+ * allocation zeroed as it is handed out, so an arena pays for the bytes it
+ * uses, not for its first 64 KiB (calloc cleared whole chunks: the search
+ * makes an arena per input and uses a few KiB of it, and the memset was
+ * two thirds of a check that the search decides). Chunks of 2 MiB
  * and more are mappings of their own, aligned to 2 MiB and marked for
  * transparent huge pages: a lift of a million instructions touches a few
  * hundred MB, and taking it in 4 KiB page faults was a third of its time
@@ -22,7 +26,7 @@
 struct chunk {
 	struct chunk *next;
 	size_t size, used;
-	size_t mapped;      /* length of its own mapping, 0: from calloc */
+	size_t mapped;      /* length of its own mapping, 0: malloc'd (not zeroed) */
 	_Alignas(16) unsigned char data[];
 };
 
@@ -75,16 +79,15 @@ void arena_free(struct arena *a)
 	free(a);
 }
 
-/* A zeroed chunk of CSIZE bytes. */
+/* A chunk of CSIZE bytes: zeroed when mapped, else (c->mapped 0) not. */
 static struct chunk *chunk_new(size_t csize)
 {
 	size_t total = sizeof(struct chunk) + csize;
 	struct chunk *c;
 
 	if (total < HUGE_PAGE) {
-		c = calloc(1, total);
-		if (!c)
-			abort(); /* out of memory: tier-3 failure, see base.h */
+		c = xmalloc(total);
+		c->mapped = 0;
 	} else {
 		/* map one huge page more, keep the aligned part */
 		size_t len = (total + HUGE_PAGE - 1) & ~(size_t)(HUGE_PAGE - 1);
@@ -106,6 +109,7 @@ static struct chunk *chunk_new(size_t csize)
 		csize = len - sizeof(struct chunk);
 	}
 	c->size = csize;
+	c->used = 0;
 	return c;
 }
 
@@ -130,6 +134,8 @@ static void *alloc_aligned(struct arena *a, size_t size, size_t align)
 		at = 0;
 	}
 	p = c->data + at;
+	if (!c->mapped)
+		memset(p, 0, need);
 	a->handed_out += need + (at - c->used);
 	c->used = at + need;
 	return p;

@@ -69,16 +69,18 @@ struct probe {
 	const struct search *sr;
 	const struct cand *cd;
 	struct arena *a;
-	struct interp ip;
 	struct vec regions, calls, reads;  /* cex_region / cex_call / cex_read (arena) */
 	struct pcall pc[S_CALLS];
 	struct pent ents[S_ENTS];
 	unsigned nents, nrb, nwr;
-	struct cmp cmps[S_CMPS];
 	unsigned ncmps;
 	bool pending;                  /* cmps[ncmps - 1]'s direction not known yet */
 	bool bad;                      /* outside what the search models: give up */
 	uint64_t data, end;
+	/* not cleared per run (search_probe zeroes what is above): interp_init
+	 * sets ip up, and only cmps[0..ncmps) is ever read (20 KiB a run) */
+	struct interp ip;
+	struct cmp cmps[S_CMPS];
 };
 
 struct search {

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
 
 /* ---- the probe: an environment that answers from the candidate ---------- */
@@ -547,7 +548,7 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 	uint32_t m, v;
 	bool ok = false;
 
-	memset(pr, 0, sizeof(*pr));
+	memset(pr, 0, offsetof(struct probe, ip));
 	pr->l = sr->l;
 	pr->c = sr->c;
 	pr->o = o;
