@@ -11,6 +11,7 @@
 #include "absint_priv.h"
 #include "isa.h"
 #include "models.h"
+#include "smt.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -286,6 +287,11 @@ static struct absint_val eval_with(struct walk *w, const struct ssa_insn *v,
 			c = absint_fact_decide(w, v->op, true, v->args[0], v->args[1]);
 		return c < 0 ? absint_width(1, false) : absint_const((uint64_t)c);
 	case SSA_PKTW:
+		/* the encoder's pktw (smt_mem.c): false at entry, true after a
+		 * store whose region is the packet, or a call that havocs or
+		 * moves it; so 0 while the path has neither (any call counts) */
+		if (w->o->mem && !w->flat && !w->ncalls && !w->npktw)
+			return absint_const(0);
 		return absint_width(1, false);
 	case SSA_CALL:
 		return call_val(w, v, args);
@@ -338,8 +344,10 @@ static struct absint_val reeval(struct walk *w, uint32_t id, unsigned depth)
 			args[i] = reeval(w, v->args[i], depth - 1);
 		r = eval_with(w, v, args);
 	}
-	if (!absint_meet(&r, &w->env[id]))
+	if (!absint_meet(&r, &w->env[id])) {
 		r = w->env[id];   /* no run gets here: keep the plain value */
+		w->empty = true;
+	}
 	w->stamp[id] = w->now;
 	w->memo[id] = r;
 	return r;
@@ -347,11 +355,132 @@ static struct absint_val reeval(struct walk *w, uint32_t id, unsigned depth)
 
 static struct absint_val reeval_top(struct walk *w, uint32_t id)
 {
+	w->empty = false;
 	if (++w->now == 0) {      /* wrapped: forget every stamp */
 		memset(w->stamp, 0, sizeof(*w->stamp) * w->p->nvalues);
 		w->now = 1;
 	}
 	return reeval(w, id, 48);
+}
+
+/* After reeval_top of a failing assert's condition (the same query):
+ * true when no run follows this path. Either that evaluation met a value
+ * with an empty set, or an earlier assume on the path (C_ASSUME: one its
+ * refinement did not decide, an or of comparisons) is false when computed
+ * again from what the path has learnt since (branches taken after it).
+ * Every run through the assert passed that assume and satisfied it, so
+ * the assert holds on this path vacuously. At most ASSUME_SCAN assumes,
+ * newest first. */
+#define ASSUME_SCAN 64u
+static bool infeasible(struct walk *w)
+{
+	size_t i, n = 0;
+
+	if (w->empty)
+		return true;
+	for (i = w->ncells; i-- > 0 && n < ASSUME_SCAN;) {
+		const struct cell *e = &w->cells[i];
+
+		if (e->kind != C_ASSUME)
+			continue;
+		n++;
+		(void)reeval(w, e->id, 48);
+		if (w->empty)
+			return true;
+	}
+	return false;
+}
+
+/* Values of the cone of pure values under ID (reps, at most SPLIT_SEEN
+ * visited) whose abstract value has 2 to SPLIT_MAX members: into OUT (at
+ * most SPLIT_CANDS); their number. */
+#define SPLIT_SEEN  64u
+#define SPLIT_CANDS 8u
+#define SPLIT_MAX   16u
+static unsigned members(const struct absint_val *x)
+{
+	uint64_t v;
+	unsigned n = 0;
+
+	if (x->umax - x->umin >= SPLIT_MAX)
+		return SPLIT_MAX + 1;
+	for (v = x->umin;; v++) {
+		if ((v & ~x->tm) == x->tv)
+			n++;
+		if (v == x->umax)
+			break;
+	}
+	return n;
+}
+
+static unsigned split_cands(struct walk *w, uint32_t id, uint32_t *out)
+{
+	uint32_t seen[SPLIT_SEEN], stack[SPLIT_SEEN];
+	unsigned nseen = 0, nstack = 0, nout = 0, i, m;
+
+	stack[nstack++] = find(w, id);
+	while (nstack && nout < SPLIT_CANDS) {
+		uint32_t x = stack[--nstack];
+		const struct ssa_insn *v = w->p->values[x];
+		struct absint_val xv;
+
+		for (i = 0; i < nseen && seen[i] != x; i++)
+			;
+		if (i < nseen || nseen == SPLIT_SEEN || x == 0 || !w->def[x])
+			continue;
+		seen[nseen++] = x;
+		xv = get(w, x);
+		m = members(&xv);
+		if (m >= 2 && m <= SPLIT_MAX && x != find(w, id))
+			out[nout++] = x;
+		if (!pure(v->kind))
+			continue;
+		if (v->kind == SSA_PHI) {
+			if (nstack < SPLIT_SEEN)
+				stack[nstack++] = find(w, w->phi_arg[x]);
+			continue;
+		}
+		for (i = v->nargs; i-- > 0;)
+			if (nstack < SPLIT_SEEN)
+				stack[nstack++] = find(w, v->args[i]);
+	}
+	return nout;
+}
+
+/* The assert's condition COND may be 0 as a whole: true when, for some
+ * value X of its cone with a few possible values, COND re-evaluated with
+ * X each one of them in turn is never 0 (or the path is infeasible with
+ * it). Every run on this path gives X one of those values (the members of
+ * its abstract value are a superset of them), so the assert holds on it:
+ * a case split, for `ret in {XDP_PASS, XDP_TX, XDP_REDIRECT}` of a ret
+ * known only as {2, 4}. */
+static bool split_proves(struct walk *w, uint32_t cond)
+{
+	uint32_t cands[SPLIT_CANDS];
+	unsigned nc = split_cands(w, cond, cands), k;
+
+	for (k = 0; k < nc; k++) {
+		struct absint_val xv = get(w, cands[k]);
+		bool all = true;
+		uint64_t v;
+
+		for (v = xv.umin; all; v++) {
+			if ((v & ~xv.tm) == xv.tv) {
+				size_t mark = w->ntrail;
+				struct absint_val c = absint_const(v), r;
+
+				set(w, cands[k], &c);
+				r = reeval_top(w, cond);
+				all = w->empty || !absint_contains(&r, 0);
+				undo_to(w, mark);
+			}
+			if (v == xv.umax)
+				break;
+		}
+		if (all)
+			return true;
+	}
+	return false;
 }
 
 static void give_up(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -406,12 +535,20 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 			define(w, v->id, &c);
 			w->phi_arg[v->id] = v->args[edge];
 		} else if (v->kind == SSA_ASSUME) {
+			c = get(w, v->args[0]);
 			if (!refine_bool(w, v->args[0], true, 0))
 				return false;
+			if (absint_contains(&c, 0) && v->args[0] != 0)
+				absint_cell_push(w, &(struct cell){ .kind = C_ASSUME, .id = v->args[0] });
 		} else if (v->kind == SSA_ASSERT) {
 			c = get(w, v->args[0]);
-			if (absint_contains(&c, 0))
+			if (absint_contains(&c, 0)) {
 				c = reeval_top(w, v->args[0]);
+				if (absint_contains(&c, 0) && infeasible(w))
+					return false;
+				if (absint_contains(&c, 0) && split_proves(w, v->args[0]))
+					c = absint_const(1);
+			}
 			if (absint_contains(&c, 0)) {
 				char buf[120];
 
@@ -427,6 +564,16 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 			if (v->kind == SSA_STORE || v->kind == SSA_ATOMIC || v->kind == SSA_CALL ||
 			    v->kind == SSA_TAILRET)
 				absint_write_barrier(w, v);
+			if (v->kind == SSA_CALL || v->kind == SSA_TAILRET) {
+				w->ncalls++;
+				trail_push(w, CALL_MARK);
+			}
+			if ((v->kind == SSA_STORE || v->kind == SSA_ATOMIC) &&
+			    (!w->o->mem || w->o->mem[v->id] == SMT_MEM_PKT ||
+			     w->o->mem[v->id] == ABSINT_MEM_ANY)) {
+				w->npktw++;
+				trail_push(w, PKTW_MARK);
+			}
 		}
 	}
 	return true;
@@ -504,7 +651,7 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 		give_up(&w, "the program has no blocks");
 		return;
 	}
-	if (p->nvalues >= CELL_MARK) {  /* the trail's codes */
+	if (p->nvalues >= PKTW_MARK) {  /* the trail's codes */
 		give_up(&w, "the program has %u values", p->nvalues);
 		return;
 	}

@@ -87,7 +87,8 @@ struct absint_opts {
 	uint64_t budget;          /* instructions evaluated before giving up;
 	                           * 0: ABSINT_DEFAULT_BUDGET */
 	const uint8_t *ptr_loads; /* by value id: a LOAD the encoder answers
-	                           * with a packet pointer (smt_precheck), or NULL */
+	                           * with a packet pointer term (smt_precheck:
+	                           * 1 data, 2 data_end, 3 data_meta), or NULL */
 	/* by value id, what it does with memory (smt.h: smt_precheck's
 	 * mem): LOAD 1 + the region it reads as an array (0: a fresh value
 	 * per load), STORE / ATOMIC 1 + the region written, CALL / TAILRET

@@ -3,6 +3,7 @@
  */
 #include "absint_priv.h"
 #include "isa.h"
+#include "smt.h"
 
 #include <string.h>
 
@@ -34,7 +35,7 @@ static uint16_t mem_code(const struct walk *w, const struct ssa_insn *v)
 	return 0;
 }
 
-static void cell_push(struct walk *w, const struct cell *c)
+void absint_cell_push(struct walk *w, const struct cell *c)
 {
 	w->cells = grow(w->cells, &w->capcells, w->ncells + 1, sizeof(*w->cells));
 	w->cells[w->ncells++] = *c;
@@ -58,7 +59,14 @@ static void make_alias(struct walk *w, uint32_t id, uint32_t rep, const struct a
 }
 
 /* A load's address as root + off: 64-bit additions and subtractions of a
- * constant folded (modular: the same address however grouped). */
+ * constant folded (modular: the same address however grouped). The
+ * address of a global or of a map's value (an ADDR of an object's
+ * program, where the encoder makes it a constant, smt_mem.c mem_addr) is
+ * one root per data section or map, whichever value computes it: the
+ * program's load of a global and the monitor's read of it are one cell.
+ * Such roots are ROOT_CONST | kind | index, above every value id. */
+#define ROOT_CONST  0x80000000u
+#define ROOT_GLOBAL 0x40000000u
 static uint32_t addr_root(const struct walk *w, uint32_t id, uint64_t *off)
 {
 	unsigned n;
@@ -66,6 +74,13 @@ static uint32_t addr_root(const struct walk *w, uint32_t id, uint64_t *off)
 	for (n = 0; n < 16; n++) {
 		const struct ssa_insn *v = w->p->values[id], *a, *b;
 
+		if (v->kind == SSA_ADDR && w->o->mem && !w->flat && v->ref.index >= 0 &&
+		    (unsigned)v->ref.index < ROOT_GLOBAL &&
+		    (v->ref.kind == INSN_REF_GLOBAL || v->ref.kind == INSN_REF_MAP_VALUE)) {
+			*off += (uint64_t)v->ref.off;
+			return ROOT_CONST | (v->ref.kind == INSN_REF_GLOBAL ? ROOT_GLOBAL : 0) |
+			       (uint32_t)v->ref.index;
+		}
 		if (v->kind != SSA_ALU || !v->is64 || v->nargs < 2)
 			break;
 		a = w->p->values[v->args[0]];
@@ -85,12 +100,38 @@ static uint32_t addr_root(const struct walk *w, uint32_t id, uint64_t *off)
 	return find(w, id);
 }
 
+/* [LO, HI] unsigned, both below 2^63 */
+static struct absint_val urange(uint64_t lo, uint64_t hi)
+{
+	struct absint_val r = absint_top();
+
+	r.umin = lo;
+	r.umax = hi;
+	absint_sync(&r);
+	return r;
+}
+
 struct absint_val absint_eval_load(const struct walk *w, const struct ssa_insn *v)
 {
 	/* the encoder answers loads of the packet pointer fields with its
-	 * own 64-bit pointer terms */
-	if (w->o->ptr_loads && w->o->ptr_loads[v->id])
-		return absint_top();
+	 * own 64-bit pointer terms (smt_mem.c mem_begin): before any call on
+	 * the path they are the entry's, data = SMT_PKT_BASE + headroom,
+	 * data_end = data + pkt_len (pkt_len <= SMT_PKT_MAX), data - 32 <=
+	 * data_meta <= data + 1; a call may move them (packet_adjust) */
+	if (w->o->ptr_loads && w->o->ptr_loads[v->id]) {
+		const uint64_t d = SMT_PKT_BASE + SMT_PKT_HEADROOM;
+
+		if (w->ncalls)
+			return absint_top();
+		switch (w->o->ptr_loads[v->id]) {
+		case SMT_PTR_DATA:
+			return absint_const(d);
+		case SMT_PTR_END:
+			return urange(d, d + SMT_PKT_MAX);
+		default:
+			return urange(d - 32, d + 1);
+		}
+	}
 	return absint_width(v->size * 8u, v->sx);
 }
 
@@ -120,7 +161,7 @@ static void part(struct walk *w, uint32_t id, uint32_t src, unsigned byte, unsig
 			return;
 		}
 	}
-	cell_push(w, &c);
+	absint_cell_push(w, &c);
 }
 
 /* LOAD V: true when V was defined here (memory cells: an alias of an
@@ -170,7 +211,7 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 	if (in && !c.sx)
 		part(w, v->id, in->id, (unsigned)(c.off - in->off), c.size, val);
 	c.id = find(w, v->id);
-	cell_push(w, &c);
+	absint_cell_push(w, &c);
 	return true;
 }
 
@@ -180,7 +221,7 @@ void absint_write_barrier(struct walk *w, const struct ssa_insn *v)
 	struct cell c = { .kind = C_WRITE, .region = mem_code(w, v) };
 
 	if (c.region)
-		cell_push(w, &c);
+		absint_cell_push(w, &c);
 }
 
 /* ALU or UNARY V just defined (VAL): a mask of the low bytes of its
@@ -330,5 +371,5 @@ void absint_fact_push(struct walk *w, unsigned op, bool is64, uint32_t a, uint32
 		return;
 	c.root = a;
 	c.b = b;
-	cell_push(w, &c);
+	absint_cell_push(w, &c);
 }

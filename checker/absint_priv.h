@@ -12,6 +12,8 @@
 #define DEF_BIT   0x80000000u    /* trail entry: ID was defined here */
 #define ALIAS_BIT 0x40000000u    /* trail entry: ID became an alias here */
 #define CELL_MARK 0x3fffffffu    /* trail entry: a cell was pushed */
+#define CALL_MARK 0x3ffffffeu    /* trail entry: a call was made */
+#define PKTW_MARK 0x3ffffffdu    /* trail entry: a store that may write the packet */
 #define CELL_SCAN 512u           /* cells looked at per lookup, newest first */
 #define BACK_DEPTH 8u            /* operand chains followed backward */
 
@@ -26,9 +28,11 @@ struct undo {
  *   C_PART:  value ID is bytes [OFF, OFF + SIZE) of value ROOT,
  *            zero-extended;
  *   C_FACT:  `ROOT op B` is true (B a value, or 0 and the constant OFF),
- *            op JEQ or JNE, on the low halves when !SX (is64).
- * ROOT, ID and B are representatives (find). */
-enum { C_LOAD, C_WRITE, C_PART, C_FACT };
+ *            op JEQ or JNE, on the low halves when !SX (is64);
+ *   C_ASSUME: an assume of value ID that its refinement did not decide
+ *            (an or of comparisons, say): asked again at a failing assert.
+ * ROOT, ID and B are representatives (find), but C_ASSUME's ID. */
+enum { C_LOAD, C_WRITE, C_PART, C_FACT, C_ASSUME };
 
 struct cell {
 	uint32_t root;
@@ -64,7 +68,11 @@ struct walk {
 	size_t ntrail, captrail;
 	struct frame *stack;
 	size_t nstack, capstack;
+	uint32_t ncalls;          /* calls and tail calls on this path */
+	uint32_t npktw;           /* stores on this path that may write the packet */
 	bool stop;                /* the verdict is decided: unknown */
+	bool empty;               /* reeval met a value with an empty set: no
+	                           * run follows this path */
 };
 
 static inline void *grow(void *p, size_t *cap, size_t need, size_t elem)
@@ -112,6 +120,10 @@ static inline void undo_to(struct walk *w, size_t mark)
 
 		if (id == CELL_MARK)
 			w->ncells--;
+		else if (id == CALL_MARK)
+			w->ncalls--;
+		else if (id == PKTW_MARK)
+			w->npktw--;
 		else if (id & DEF_BIT)
 			w->def[id & ~DEF_BIT] = 0;
 		else if (id & ALIAS_BIT)
@@ -156,6 +168,8 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 void absint_write_barrier(struct walk *w, const struct ssa_insn *v);
 /* V is a mask / truncation / byte swap of a value: record it as bytes of it. */
 void absint_masks(struct walk *w, const struct ssa_insn *v, const struct absint_val *val);
+/* Push C on the path's cells (undone when the walk backs out). */
+void absint_cell_push(struct walk *w, const struct cell *c);
 /* What the path's facts say of `A op B`: 1 true, 0 false, -1 nothing. */
 int absint_fact_decide(const struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b);
 /* The path takes `A op B` (op JEQ or JNE). */

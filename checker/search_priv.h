@@ -17,6 +17,7 @@
 #define S_WR       8u                      /* helper writes into the stack */
 #define S_OPTS     4u
 #define S_QUEUE    2048u                   /* candidates waiting */
+#define S_FLIPS    3u                      /* runs whose inputs a branch's flip is made from */
 #define S_CMPS     512u
 #define KERNEL_LO  0xffff800000000000ull   /* smt_mem.c */
 #define NULL_HI    0x10000ull
@@ -97,6 +98,8 @@ struct search {
 	unsigned qhead, qlen;          /* a ring of S_QUEUE */
 	uint64_t seen[4096];           /* candidate hashes (+1), open addressing */
 	uint64_t cov[8192];            /* branch (sec, slot, dir) keys (+1) */
+	uint64_t flips[4096];          /* (branch, side wanted, parent no.) keys
+	                                * (+1): at most S_FLIPS parents try each */
 	struct hint **hints;           /* one per spec condition: what it sets */
 	unsigned nhints;
 	unsigned runs;

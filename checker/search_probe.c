@@ -265,6 +265,34 @@ static int run_loop(struct probe *pr, const uint64_t args[5], uint64_t *ret)
 static int p_call(void *arg, struct interp *ip, const struct insn *in, int64_t id,
 		  const uint64_t args[5], uint64_t *ret);
 
+/* bpf_skb_load_bytes's results as smt_call.c's skb_load_ret allows them:
+ * on an __sk_buff at the context's start, 0 when off + len is within
+ * ctx.len (the context's first word now) and off <= 0xffff, -EFAULT when
+ * outside or off >= 2^31, either in between; elsewhere the errno model's
+ * (0 or an errno: -EFAULT is one). Into V; the number of options. */
+static unsigned skb_load_opts(struct probe *pr, const uint64_t args[5], uint64_t *v)
+{
+	enum bpf_prog_type t = pr->o->funcs[pr->c->func].prog_type;
+	const uint8_t *ctx = interp_mem(&pr->ip, SMT_CTX_BASE, 4, false);
+	uint64_t off = (uint32_t)args[1], len = (uint32_t)args[3];
+	uint32_t clen;
+	unsigned n = 0;
+
+	if ((t != BPF_PROG_TYPE_SCHED_CLS && t != BPF_PROG_TYPE_SCHED_ACT &&
+	     t != BPF_PROG_TYPE_CGROUP_SKB && t != BPF_PROG_TYPE_SOCKET_FILTER) ||
+	    args[0] != SMT_CTX_BASE || !ctx) {
+		v[n++] = 0;
+		v[n++] = (uint64_t)-EFAULT;
+		return n;
+	}
+	memcpy(&clen, ctx, 4);
+	if (off + len <= clen && off < 0x80000000u)
+		v[n++] = 0;
+	if (off + len > clen || off > 0xffff)
+		v[n++] = (uint64_t)-EFAULT;
+	return n;
+}
+
 static int p_lddw(void *arg, struct interp *ip, const struct insn *in, uint64_t *value)
 {
 	struct probe *pr = arg;
@@ -482,8 +510,10 @@ static int p_call(void *arg, struct interp *ip, const struct insn *in, int64_t i
 				v[n++] = 2;
 			}
 			break;
+		case MODEL_RET_SKB_LOAD:
+			n = skb_load_opts(pr, args, v);
+			break;
 		case MODEL_RET_MAP_VALUE: case MODEL_RET_RINGBUF:
-		case MODEL_RET_SKB_LOAD:        /* its result depends on ctx.len: Z3 decides */
 			return give_up(pr);
 		}
 	}

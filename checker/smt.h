@@ -183,11 +183,14 @@ int smt_encode(struct smt *s, const struct ssa_prog *p, const struct smt_input *
  * all): its notes and first unsupported construct, in the same order and
  * words, and the LOADs it answers with its packet pointer terms (which are
  * 64-bit values, not zero-extended loads). Tables in arena A. */
+/* smt_precheck's ptr_loads: which packet pointer term a LOAD is */
+enum { SMT_PTR_DATA = 1, SMT_PTR_END, SMT_PTR_META };
+
 struct smt_precheck {
 	const char **notes;
 	unsigned nnotes;
 	const char *unsupported;
-	uint8_t *ptr_loads;       /* by value id */
+	uint8_t *ptr_loads;       /* by value id: SMT_PTR_DATA / END / META, 0 */
 	/* by value id, what the encoder does with memory there (the
 	 * pre-pass's memory cells, absint.h): LOAD: 1 + the region whose
 	 * array it reads (or whose packet pointer term: they change only at
@@ -199,6 +202,7 @@ struct smt_precheck {
 	uint16_t *mem;
 };
 #define SMT_MEM_ANY 0xffffu
+#define SMT_MEM_PKT 2u         /* 1 + the packet's region (smt_priv.h MR_PKT) */
 void smt_precheck(const struct ssa_prog *p, struct arena *a, struct smt_precheck *out);
 /* Constrain N bytes of mem0 at ADDR. */
 void smt_assume_bytes(struct smt *s, const struct smt_prog *e, uint64_t addr,

@@ -549,6 +549,8 @@ Z3_ast mem_addr(struct enc *en, const struct ssa_insn *v)
 
 /* 1 + memory region R (smt.h: smt_precheck's mem), or ANY when that does
  * not fit */
+_Static_assert(SMT_MEM_PKT == 1 + MR_PKT, "smt.h SMT_MEM_PKT");
+
 static uint16_t mem_code(uint16_t r, uint16_t any)
 {
 	return r - RG_MEM0 + 1u < SMT_MEM_ANY ? (uint16_t)(r - RG_MEM0 + 1u) : any;
@@ -567,7 +569,8 @@ static void precheck_insn(struct enc *en, const struct ssa_insn *v, struct smt_p
 		    pkt_field(en, en->ctxoff[v->args[0]] + v->imm, v->size, &which, &dummy)) {
 			/* the packet pointer terms: they change only at calls
 			 * (packet_moves, packet_adjust) */
-			out->ptr_loads[v->id] = 1;
+			out->ptr_loads[v->id] = which == &dummy.data ? SMT_PTR_DATA :
+						which == &dummy.end ? SMT_PTR_END : SMT_PTR_META;
 			out->mem[v->id] = 1 + MR_CTX;
 		} else if (r != RG_SCALAR && r != RG_NULL && access_problem(r, false)) {
 			mem_unsupported(en, access_problem(r, false));

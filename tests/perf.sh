@@ -71,8 +71,15 @@ done
 # run of that length is its worst case): no encode time, and the pre-pass
 # and the search count every check; the inputs the search ran (its
 # minimisation zeroes bytes a range at a time: cgroup_skb's took 1862
-# inputs a byte at a time)
-for case in "trace_exec 9 7 2 110" "cgroup_skb 5 4 1 70"; do
+# inputs a byte at a time); lsm_policy's permissive_never_denies needs the
+# program's load of global.enforce and the monitor's read to be one cell
+# (absint_path.c addr_root); tc_classifier's shot_only_if needs its
+# or-assume asked again at the assert (absint.c infeasible), its bound the probe's
+# bpf_skb_load_bytes results (search_probe.c skb_load_opts), the ihl
+# nibble substituted (search.c subst_bytes) and at most S_FLIPS runs
+# flipping a branch
+for case in "trace_exec 9 7 2 110" "cgroup_skb 5 4 1 70" "lsm_policy 6 5 1 81" \
+	    "tc_classifier 7 6 1 185"; do
 	set -- $case
 	n=$((n + 1))
 	"$bin" --stats "$ex/$1.bpf.o" "$src/examples/$1.inv" >"$tmp/out" 2>"$tmp/err"
@@ -80,6 +87,23 @@ for case in "trace_exec 9 7 2 110" "cgroup_skb 5 4 1 70"; do
 	[ "$rc" -eq 0 ] && grep -q " checks=$2 .* encode=0.000000 .* absint=$3 .* search=$4 .* search_inputs=$5 " "$tmp/err" &&
 		grep -q "bound_insns: holds (worst case [0-9]* instructions)" "$tmp/out" ||
 		fail "$1 without Z3: exit $rc: $(cat "$tmp/err") (expected checks=$2 encode=0 absint=$3 search=$4 search_inputs=$5)"
+done
+
+# checks the pre-pass proves where others still need Z3: loop_sum's
+# never_abort and valid_action
+# (the spec's `assume global.cfg_rounds <= 8` and the program's load of
+# it are one cell: the bpf_loop rounds bounded, no unwinding marker)
+# it), xdp_redirect's always_route (the packet pointers before any call:
+# data constant, so `data + 14 > data_end` bounds pkt_len; the result
+# {2, 4} split against `in {PASS, TX, REDIRECT}`), scx_pack's and
+# scx_percpu's one more each (the split)
+for case in "loop_sum 5 2" "xdp_redirect 8 6" "scx_pack 13 5" "scx_percpu 7 3"; do
+	set -- $case
+	n=$((n + 1))
+	"$bin" --stats "$ex/$1.bpf.o" "$src/examples/$1.inv" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 0 ] && grep -q " checks=$2 .* absint=$3 " "$tmp/err" ||
+		fail "$1: exit $rc: $(cat "$tmp/err") (expected checks=$2 absint=$3)"
 done
 
 # --cache DIR

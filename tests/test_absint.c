@@ -793,6 +793,11 @@ struct pcase {
 	struct cond asserts[2];   /* op 0: unused */
 	bool proves;
 	uint8_t witness[16];      /* !proves: the first bytes of a violating input */
+	/* op 0: none; else at entry, before the program, an assume
+	 * `mem[0] OP K || mem[1] OP K` (a spec's entry reads: the program's
+	 * later loads of those bytes are the same cells) */
+	struct cond entry_or[2];
+	bool any_of;              /* one assert `r0 OP K || r0 OP K` (both given) */
 };
 
 static const struct pcase pcases[] = {
@@ -889,9 +894,48 @@ static const struct pcase pcases[] = {
 	  { { ISA_JEQ, 0 } }, false, { 8 } },
 	{ "jset with two bits", "ldxb %r0, [%r1]\njset %r0, 6, l\nmov %r0, 1\nexit\nl:\nexit\n",
 	  {0}, 0, { { ISA_JNE, 2 } }, false, { 2 } },
+	/* an assume the walk cannot refine (an or), false on a path after
+	 * the branches that follow it: asked again at the failing assert */
+	{ "an or assumed at entry, both sides branched on later",
+	  "ldxb %r2, [%r1]\njeq %r2, 5, out\nldxb %r3, [%r1+1]\njeq %r3, 7, out\nmov %r0, 1\n"
+	  "exit\nout:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, true, {0},
+	  { { ISA_JEQ, 5 }, { ISA_JEQ, 7 } } },
+	{ "an or assumed at entry, one side branched on",
+	  "ldxb %r2, [%r1]\njeq %r2, 5, out\nmov %r0, 1\nexit\nout:\nmov %r0, 0\nexit\n",
+	  {0}, 0, { { ISA_JEQ, 0 } }, false, { 0, 7 }, { { ISA_JEQ, 5 }, { ISA_JEQ, 7 } } },
+	{ "an or assumed at entry, the byte stored over after",
+	  "mov %r4, 0\nstxb [%r1], %r4\nldxb %r2, [%r1]\njeq %r2, 5, out\nldxb %r3, [%r1+1]\n"
+	  "jeq %r3, 7, out\nmov %r0, 1\nexit\nout:\nmov %r0, 0\nexit\n", {0}, 0,
+	  { { ISA_JEQ, 0 } }, false, { 5, 0 }, { { ISA_JEQ, 5 }, { ISA_JEQ, 7 } } },
+	{ "an or assumed at entry, a signed side",
+	  "ldxb %r2, [%r1]\njlt %r2, 100, out\nldxb %r3, [%r1+1]\njgt %r3, 9, out\nmov %r0, 1\n"
+	  "exit\nout:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, false, { 200, 5 },
+	  { { ISA_JLT, 100 }, { ISA_JSLT, 9 } } },
+	/* a value of a few members, asserted to be in a set: a case split */
+	{ "a set of two members in a set", "ldxb %r0, [%r1]\nand %r0, 1\nlsh %r0, 1\nadd %r0, 2\nexit\n",
+	  {0}, 0, { { ISA_JEQ, 2 }, { ISA_JEQ, 4 } }, true, {0}, { {0}, {0} }, true },
+	{ "a set of two members, one outside", "ldxb %r0, [%r1]\nand %r0, 1\nlsh %r0, 1\nadd %r0, 2\n"
+	  "exit\n", {0}, 0, { { ISA_JEQ, 2 }, { ISA_JEQ, 3 } }, false, { 1 }, { {0}, {0} }, true },
+	{ "a case split through a branch", "ldxb %r2, [%r1]\nand %r2, 3\nmov %r0, 7\njeq %r2, 2, l\n"
+	  "mov %r0, %r2\nl:\nexit\n", {0}, 0, { { ISA_JLT, 2 }, { ISA_JEQ, 7 } }, false, { 3 },
+	  { {0}, {0} }, true },
 };
 
 struct hook_arg { const struct pcase *c; };
+
+static void hook_entry(void *arg, struct ssa_lift *l)
+{
+	const struct pcase *c = ((struct hook_arg *)arg)->c;
+	uint32_t m0, m1;
+
+	if (!c->entry_or[0].op)
+		return;
+	m0 = ssa_emit_load(l, ssa_reg(l, 1), 1);
+	m1 = ssa_emit_load(l, ssa_emit_alu(l, ISA_ADD, ssa_reg(l, 1), ssa_emit_const(l, 1)), 1);
+	ssa_emit_assume(l, ssa_emit_alu(l, ISA_OR,
+		ssa_emit_cmp(l, c->entry_or[0].op, m0, ssa_emit_const(l, (uint64_t)c->entry_or[0].k)),
+		ssa_emit_cmp(l, c->entry_or[1].op, m1, ssa_emit_const(l, (uint64_t)c->entry_or[1].k))));
+}
 
 static void hook_exit(void *arg, struct ssa_lift *l, uint32_t r0)
 {
@@ -901,6 +945,13 @@ static void hook_exit(void *arg, struct ssa_lift *l, uint32_t r0)
 	if (c->assume.op)
 		ssa_emit_assume(l, ssa_emit_cmp(l, c->assume.op, ssa_reg(l, c->assume_reg),
 						ssa_emit_const(l, (uint64_t)c->assume.k)));
+	if (c->any_of) {
+		ssa_emit_assert(l, ssa_emit_alu(l, ISA_OR,
+			ssa_emit_cmp(l, c->asserts[0].op, r0, ssa_emit_const(l, (uint64_t)c->asserts[0].k)),
+			ssa_emit_cmp(l, c->asserts[1].op, r0, ssa_emit_const(l, (uint64_t)c->asserts[1].k))),
+			0, 0);
+		return;
+	}
 	for (i = 0; i < 2 && c->asserts[i].op; i++)
 		ssa_emit_assert(l, ssa_emit_cmp(l, c->asserts[i].op, r0,
 						ssa_emit_const(l, (uint64_t)c->asserts[i].k)), i, 0);
@@ -912,10 +963,16 @@ static bool case_holds(const struct pcase *c, struct insn *insns, uint32_t n, co
 	struct regs_at_exit rx;
 	unsigned i;
 
+	if (c->entry_or[0].op && !ref_cond(c->entry_or[0].op, true, mem[0], (uint64_t)c->entry_or[0].k) &&
+	    !ref_cond(c->entry_or[1].op, true, mem[1], (uint64_t)c->entry_or[1].k))
+		return true;
 	run_concrete_regs(insns, n, mem, &rx);
 	if (c->assume.op && !ref_cond(c->assume.op, true, rx.regs[c->assume_reg],
 				      (uint64_t)c->assume.k))
 		return true;
+	if (c->any_of)
+		return ref_cond(c->asserts[0].op, true, rx.regs[0], (uint64_t)c->asserts[0].k) ||
+		       ref_cond(c->asserts[1].op, true, rx.regs[0], (uint64_t)c->asserts[1].k);
 	for (i = 0; i < 2 && c->asserts[i].op; i++)
 		if (!ref_cond(c->asserts[i].op, true, rx.regs[0], (uint64_t)c->asserts[i].k))
 			return false;
@@ -929,7 +986,7 @@ START_TEST(prove_cases)
 	for (i = 0; i < ARRAY_SIZE(pcases); i++) {
 		const struct pcase *c = &pcases[i];
 		struct hook_arg ha = { c };
-		const struct ssa_hooks hooks = { .arg = &ha, .exit = hook_exit };
+		const struct ssa_hooks hooks = { .arg = &ha, .entry = hook_entry, .exit = hook_exit };
 		struct ssa_opts so = { .hooks = &hooks };
 		struct arena *a = arena_new();
 		struct ssa_prog *p = NULL;
