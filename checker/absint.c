@@ -544,10 +544,12 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 			c = get(w, v->args[0]);
 			if (absint_contains(&c, 0)) {
 				c = reeval_top(w, v->args[0]);
-				if (absint_contains(&c, 0) && infeasible(w))
-					return false;
-				if (absint_contains(&c, 0) && split_proves(w, v->args[0]))
-					c = absint_const(1);
+				if (absint_contains(&c, 0)) {
+					if (infeasible(w))
+						return false;
+					if (split_proves(w, v->args[0]))
+						c = absint_const(1);
+				}
 			}
 			if (absint_contains(&c, 0)) {
 				char buf[120];
@@ -568,9 +570,8 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 				w->ncalls++;
 				trail_push(w, CALL_MARK);
 			}
-			if ((v->kind == SSA_STORE || v->kind == SSA_ATOMIC) &&
-			    (!w->o->mem || w->o->mem[v->id] == SMT_MEM_PKT ||
-			     w->o->mem[v->id] == ABSINT_MEM_ANY)) {
+			if ((v->kind == SSA_STORE || v->kind == SSA_ATOMIC) && w->o->mem &&
+			    (w->o->mem[v->id] == SMT_MEM_PKT || w->o->mem[v->id] == ABSINT_MEM_ANY)) {
 				w->npktw++;
 				trail_push(w, PKTW_MARK);
 			}

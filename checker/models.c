@@ -273,6 +273,12 @@ bool model_redirect_array(uint32_t type)
 	       type == BPF_MAP_TYPE_XSKMAP;
 }
 
+bool model_skb_load_exact(uint32_t type)
+{
+	return type == BPF_PROG_TYPE_SCHED_CLS || type == BPF_PROG_TYPE_SCHED_ACT ||
+	       type == BPF_PROG_TYPE_CGROUP_SKB || type == BPF_PROG_TYPE_SOCKET_FILTER;
+}
+
 const struct helper_model *model_helper(int id)
 {
 	size_t lo = 0, hi = ARRAY_SIZE(models);

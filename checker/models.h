@@ -77,6 +77,10 @@ const struct helper_model *model_helper(int id);
  * its kin return NULL from max_entries on: the redirect falls back to the
  * flags' action); a DEVMAP_HASH is a hash map. */
 bool model_redirect_array(uint32_t type);
+/* Is a context of program type TYPE an __sk_buff, where MODEL_RET_SKB_LOAD
+ * is exact (else it is as ERRNO)? The encoder (smt_call.c) and the
+ * search's probe (search_probe.c) ask the same. */
+bool model_skb_load_exact(uint32_t type);
 /* Number of modelled helpers, and the I-th (for tests and docs). */
 unsigned model_count(void);
 const struct helper_model *model_at(unsigned i);

@@ -272,14 +272,12 @@ static int p_call(void *arg, struct interp *ip, const struct insn *in, int64_t i
  * (0 or an errno: -EFAULT is one). Into V; the number of options. */
 static unsigned skb_load_opts(struct probe *pr, const uint64_t args[5], uint64_t *v)
 {
-	enum bpf_prog_type t = pr->o->funcs[pr->c->func].prog_type;
 	const uint8_t *ctx = interp_mem(&pr->ip, SMT_CTX_BASE, 4, false);
 	uint64_t off = (uint32_t)args[1], len = (uint32_t)args[3];
 	uint32_t clen;
 	unsigned n = 0;
 
-	if ((t != BPF_PROG_TYPE_SCHED_CLS && t != BPF_PROG_TYPE_SCHED_ACT &&
-	     t != BPF_PROG_TYPE_CGROUP_SKB && t != BPF_PROG_TYPE_SOCKET_FILTER) ||
+	if (!model_skb_load_exact(pr->o->funcs[pr->c->func].prog_type) ||
 	    args[0] != SMT_CTX_BASE || !ctx) {
 		v[n++] = 0;
 		v[n++] = (uint64_t)-EFAULT;

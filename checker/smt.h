@@ -179,13 +179,13 @@ Z3_ast smt_ksym(struct smt *s, unsigned ext);
  * -EINVAL for an unsupported program, -EIO on a Z3 error (smt_error). */
 int smt_encode(struct smt *s, const struct ssa_prog *p, const struct smt_input *in,
 	       struct arena *a, struct smt_prog **out);
+/* smt_precheck's ptr_loads: which packet pointer term a LOAD is */
+enum { SMT_PTR_DATA = 1, SMT_PTR_END, SMT_PTR_META };
+
 /* What smt_encode would report of P without building a term (no Z3 at
  * all): its notes and first unsupported construct, in the same order and
  * words, and the LOADs it answers with its packet pointer terms (which are
  * 64-bit values, not zero-extended loads). Tables in arena A. */
-/* smt_precheck's ptr_loads: which packet pointer term a LOAD is */
-enum { SMT_PTR_DATA = 1, SMT_PTR_END, SMT_PTR_META };
-
 struct smt_precheck {
 	const char **notes;
 	unsigned nnotes;

@@ -214,10 +214,7 @@ static Z3_ast skb_load_ret(struct enc *en, const struct ssa_insn *v, Z3_ast r)
 	struct smt *s = en->s;
 	Z3_ast len, off, n, inb, efault = k(s, 64, (uint64_t)-EFAULT);
 
-	if ((en->prog_type != BPF_PROG_TYPE_SCHED_CLS && en->prog_type != BPF_PROG_TYPE_SCHED_ACT &&
-	     en->prog_type != BPF_PROG_TYPE_CGROUP_SKB &&
-	     en->prog_type != BPF_PROG_TYPE_SOCKET_FILTER) ||
-	    en->rg[v->args[0]] != RG_MEM0 + MR_CTX || en->ctxoff[v->args[0]] != 0)
+	if (!model_skb_load_exact(en->prog_type) || en->rg[v->args[0]] != RG_MEM0 + MR_CTX || en->ctxoff[v->args[0]] != 0)
 		return errno_ret(s, r);
 	len = mem_load(s, en->ms.r[MR_CTX], k(s, 64, SMT_CTX_BASE), 4, false);
 	off = widen(s, bits(s, 31, 0, smt_use(en, v->args[1])), 32, false);

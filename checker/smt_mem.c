@@ -547,10 +547,10 @@ Z3_ast mem_addr(struct enc *en, const struct ssa_insn *v)
 
 /* ---- without Z3 (smt.h: smt_precheck) ------------------------------------ */
 
-/* 1 + memory region R (smt.h: smt_precheck's mem), or ANY when that does
- * not fit */
 _Static_assert(SMT_MEM_PKT == 1 + MR_PKT, "smt.h SMT_MEM_PKT");
 
+/* 1 + memory region R (smt.h: smt_precheck's mem), or ANY when that does
+ * not fit */
 static uint16_t mem_code(uint16_t r, uint16_t any)
 {
 	return r - RG_MEM0 + 1u < SMT_MEM_ANY ? (uint16_t)(r - RG_MEM0 + 1u) : any;

@@ -90,10 +90,9 @@ for case in "trace_exec 9 7 2 110" "cgroup_skb 5 4 1 70" "lsm_policy 6 5 1 81" \
 done
 
 # checks the pre-pass proves where others still need Z3: loop_sum's
-# never_abort and valid_action
-# (the spec's `assume global.cfg_rounds <= 8` and the program's load of
-# it are one cell: the bpf_loop rounds bounded, no unwinding marker)
-# it), xdp_redirect's always_route (the packet pointers before any call:
+# never_abort and valid_action (the spec's `assume global.cfg_rounds <= 8`
+# and the program's load of it are one cell: the bpf_loop rounds bounded,
+# no unwinding marker), xdp_redirect's always_route (the packet pointers before any call:
 # data constant, so `data + 14 > data_end` bounds pkt_len; the result
 # {2, 4} split against `in {PASS, TX, REDIRECT}`), scx_pack's and
 # scx_percpu's one more each (the split)
