@@ -11,6 +11,7 @@
 #include "absint_priv.h"
 #include "isa.h"
 #include "models.h"
+#include "replay.h"
 #include "smt.h"
 
 #include <inttypes.h>
@@ -71,6 +72,54 @@ static bool const_operand(const struct walk *w, const struct ssa_insn *v, uint32
 	return false;
 }
 
+/* X = A op B (ALU V, op OR, XOR or ADD) where no bit can be 1 in both A
+ * and B (within the op's width): each is X's bits where it may have ones
+ * (no carries: all three ops are the or), e.g. `(b13 << 8) | b12`. */
+static bool disjoint(struct walk *w, const struct ssa_insn *v, const struct absint_val *x,
+		     unsigned depth)
+{
+	uint64_t lim = v->is64 ? ~0ull : 0xffffffffull, m[2];
+	struct absint_val a[2];
+	unsigned i;
+
+	if (v->nargs < 2 || (v->op != ISA_OR && v->op != ISA_XOR && v->op != ISA_ADD))
+		return true;
+	for (i = 0; i < 2; i++) {
+		a[i] = get(w, v->args[i]);
+		m[i] = (a[i].tv | a[i].tm) & lim;
+	}
+	if (m[0] & m[1])
+		return true;
+	for (i = 0; i < 2; i++) {
+		struct absint_val t = absint_top();
+
+		t.tv = x->tv & m[i];
+		t.tm = (x->tm & m[i]) | ~lim;
+		if (!absint_sync(&t) || !narrow(w, v->args[i], &t, depth - 1))
+			return false;
+	}
+	return true;
+}
+
+/* Value ID, bytes [off, off + size) of a wider value on this path (a
+ * C_PART: a narrower load inside an earlier one, a mask), was narrowed
+ * to X: so are those bytes of the wider value. */
+static bool whole(struct walk *w, uint32_t id, const struct absint_val *x, unsigned depth)
+{
+	size_t i, n;
+
+	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
+		const struct cell *e = &w->cells[i];
+		struct absint_val t;
+
+		if (e->kind != C_PART || e->id != id)
+			continue;
+		t = absint_invert_extract(x, (unsigned)e->off, e->size);
+		return narrow(w, e->root, &t, depth - 1);
+	}
+	return true;
+}
+
 /* ID's value was narrowed on this path: narrow the operand it is computed
  * from where that is exact enough (an ALU op with a constant, bytes of a
  * slot value, a phi's operand on this path). */
@@ -88,8 +137,9 @@ static bool back(struct walk *w, uint32_t id, unsigned depth)
 	if (v->kind == SSA_PHI)
 		return narrow(w, w->phi_arg[id], &x, depth - 1);
 	if (v->kind == SSA_ALU) {
-		if (!const_operand(w, v, &y, &c, &lhs) ||
-		    !absint_invert_alu(v->op, v->is64, lhs, &x, c, &t))
+		if (!const_operand(w, v, &y, &c, &lhs))
+			return disjoint(w, v, &x, depth);
+		if (!absint_invert_alu(v->op, v->is64, lhs, &x, c, &t))
 			return true;
 		return narrow(w, y, &t, depth - 1);
 	}
@@ -97,7 +147,20 @@ static bool back(struct walk *w, uint32_t id, unsigned depth)
 		t = absint_invert_extract(&x, (unsigned)v->imm, v->size);
 		return narrow(w, v->args[0], &t, depth - 1);
 	}
-	return true;
+	return whole(w, id, &x, depth);
+}
+
+/* `x op x`: 1 always true, 0 always false, -1 either (JSET: x != 0). */
+static int reflexive(unsigned op)
+{
+	switch (op) {
+	case ISA_JEQ: case ISA_JGE: case ISA_JLE: case ISA_JSGE: case ISA_JSLE:
+		return 1;
+	case ISA_JNE: case ISA_JGT: case ISA_JLT: case ISA_JSGT: case ISA_JSLT:
+		return 0;
+	default:
+		return -1;
+	}
 }
 
 /* Restrict A and B to `A op B` (or its negation), and what they are
@@ -110,6 +173,8 @@ static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint3
 	int f = absint_fact_decide(w, op, is64, a, b);
 
 	if (f >= 0 && f != taken)
+		return false;
+	if (one && a != 0 && reflexive(op) >= 0 && reflexive(op) != taken)
 		return false;
 	if (!absint_refine(op, is64, taken, &x, &y))
 		return false;
@@ -251,6 +316,68 @@ static struct absint_val call_val(const struct walk *w, const struct ssa_insn *v
 	return r;
 }
 
+/* ID's abstract value now: while re-evaluating (reeval), what that
+ * evaluation gave it, else its value. */
+static struct absint_val cur(const struct walk *w, uint32_t id)
+{
+	id = find(w, id);
+	if (w->in_reeval && w->stamp[id] == w->now)
+		return w->memo[id];
+	return get(w, id);
+}
+
+/* The value ID stands for: through SELECTs whose condition is decided
+ * (the operand selected), its representative. */
+static uint32_t chosen(const struct walk *w, uint32_t id)
+{
+	unsigned n;
+
+	for (n = 0; n < 8; n++) {
+		const struct ssa_insn *v = w->p->values[find(w, id)];
+		struct absint_val x, y;
+		int c;
+
+		id = find(w, id);
+		if (v->kind != SSA_SELECT)
+			break;
+		x = cur(w, v->args[0]);
+		y = cur(w, v->args[1]);
+		x = absint_extract(&x, 0, v->size, false);
+		y = absint_extract(&y, 0, v->size, false);
+		c = absint_cond(ISA_JEQ, true, &x, &y);
+		if (c < 0 || !v->args[c ? 2 : 3])
+			break;
+		id = v->args[c ? 2 : 3];
+	}
+	return id;
+}
+
+/* An ADDR as the encoder makes it (smt_mem.c mem_addr): in a program of
+ * an object, a map's handle (the replay's), a map value's or a global's
+ * address are constants; anything else is any value. */
+static struct absint_val addr_val(const struct ssa_prog *p, const struct ssa_insn *v)
+{
+	const struct object *o = p->o;
+
+	if (!o || p->bare || v->ref.index < 0)
+		return absint_top();
+	switch (v->ref.kind) {
+	case INSN_REF_MAP:
+		return absint_const(REPLAY_MAP_HANDLE(v->ref.index));
+	case INSN_REF_MAP_VALUE:
+		return absint_const(SMT_MAP_BASE(v->ref.index) + (uint64_t)v->ref.off);
+	case INSN_REF_GLOBAL:
+		if ((unsigned)v->ref.index >= o->ndatasecs)
+			break;
+		return absint_const(SMT_MAP_BASE(o->datasecs[v->ref.index].map) +
+				    (uint64_t)v->ref.off);
+	case INSN_REF_NONE: case INSN_REF_HELPER: case INSN_REF_SUBPROG: case INSN_REF_KFUNC:
+	case INSN_REF_CALLBACK: case INSN_REF_KSYM:
+		break;
+	}
+	return absint_top();
+}
+
 /* The abstract value of V (not a phi, assume or assert) from the values of
  * its operands ARGS (the first four). */
 static struct absint_val eval_with(struct walk *w, const struct ssa_insn *v,
@@ -285,6 +412,9 @@ static struct absint_val eval_with(struct walk *w, const struct ssa_insn *v,
 		c = absint_cond(v->op, true, &args[0], &args[1]);
 		if (c < 0)
 			c = absint_fact_decide(w, v->op, true, v->args[0], v->args[1]);
+		if (c < 0 && v->args[0] && v->args[1] &&
+		    chosen(w, v->args[0]) == chosen(w, v->args[1]))
+			c = reflexive(v->op);
 		return c < 0 ? absint_width(1, false) : absint_const((uint64_t)c);
 	case SSA_PKTW:
 		/* the encoder's pktw (smt_mem.c): false at entry, true after a
@@ -295,7 +425,9 @@ static struct absint_val eval_with(struct walk *w, const struct ssa_insn *v,
 		return absint_width(1, false);
 	case SSA_CALL:
 		return call_val(w, v, args);
-	case SSA_UNDEF: case SSA_INPUT: case SSA_FRAME: case SSA_ADDR: case SSA_STORE:
+	case SSA_ADDR:
+		return addr_val(w->p, v);
+	case SSA_UNDEF: case SSA_INPUT: case SSA_FRAME: case SSA_STORE:
 	case SSA_LDPKT: case SSA_SLOTSTORE: case SSA_HAVOC: case SSA_TAILRET:
 	case SSA_PHI: case SSA_ASSUME: case SSA_ASSERT: case SSA_NKINDS:
 		break;
@@ -311,6 +443,22 @@ static struct absint_val eval(struct walk *w, const struct ssa_insn *v)
 	for (i = 0; i < v->nargs && i < 4; i++)
 		args[i] = get(w, v->args[i]);
 	return eval_with(w, v, args);
+}
+
+/* SELECT V (just defined, VAL) whose condition the path decides: the
+ * same value as the operand it selects. */
+static void select_alias(struct walk *w, const struct ssa_insn *v, const struct absint_val *val)
+{
+	struct absint_val x = get(w, v->args[0]), y = get(w, v->args[1]);
+	int c;
+
+	x = absint_extract(&x, 0, v->size, false);
+	y = absint_extract(&y, 0, v->size, false);
+	c = absint_cond(ISA_JEQ, true, &x, &y);
+	if (c < 0 && v->args[0] && find(w, v->args[0]) == find(w, v->args[1]))
+		c = 1;
+	if (c >= 0 && v->args[c ? 2 : 3])
+		absint_alias(w, v->id, v->args[c ? 2 : 3], val);
 }
 
 static bool pure(enum ssa_kind k)
@@ -342,7 +490,9 @@ static struct absint_val reeval(struct walk *w, uint32_t id, unsigned depth)
 	} else {
 		for (i = 0; i < v->nargs && i < 4; i++)
 			args[i] = reeval(w, v->args[i], depth - 1);
+		w->in_reeval++;
 		r = eval_with(w, v, args);
+		w->in_reeval--;
 	}
 	if (!absint_meet(&r, &w->env[id])) {
 		r = w->env[id];   /* no run gets here: keep the plain value */
@@ -562,6 +712,9 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 		} else if (v->kind != SSA_LOAD || !absint_load(w, v, &c)) {
 			c = eval(w, v);
 			define(w, v->id, &c);
+			absint_hold(w, v, &c);
+			if (v->kind == SSA_SELECT)
+				select_alias(w, v, &c);
 			absint_masks(w, v, &c);
 			if (v->kind == SSA_STORE || v->kind == SSA_ATOMIC || v->kind == SSA_CALL ||
 			    v->kind == SSA_TAILRET)
@@ -665,9 +818,11 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	w.alias = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.alias));
 	w.flat = !p->o || p->bare;
 	w.phi_arg = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.phi_arg));
+	w.canon = absint_canon(p);
+	w.holder = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.holder));
 	w.stamp = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.stamp));
 	w.memo = malloc(sizeof(*w.memo) * (p->nvalues ? p->nvalues : 1));
-	if (!w.def || !w.alias || !w.phi_arg || !w.stamp || !w.memo)
+	if (!w.def || !w.alias || !w.phi_arg || !w.stamp || !w.memo || !w.canon || !w.holder)
 		abort();
 	if (run_block(&w, 0, 0)) {
 		at_end(&w, 0);
@@ -689,6 +844,8 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	free(w.phi_arg);
 	free(w.def);
 	free(w.alias);
+	free((void *)w.canon);
+	free(w.holder);
 	free(w.cells);
 	free(w.stamp);
 	free(w.memo);

@@ -49,13 +49,132 @@ static void make_alias(struct walk *w, uint32_t id, uint32_t rep, const struct a
 	struct absint_val m;
 
 	rep = find(w, rep);
-	if (rep == id || !w->def[rep])
+	if (rep == id || !w->def[rep] || w->alias[id])
 		return;
 	m = w->env[rep];
 	if (absint_meet(&m, val) && !same_val(&m, &w->env[rep]))
 		set(w, rep, &m);
 	w->alias[id] = rep;
 	trail_push(w, id | ALIAS_BIT);
+}
+
+void absint_alias(struct walk *w, uint32_t id, uint32_t rep, const struct absint_val *val)
+{
+	make_alias(w, id, rep, val);
+}
+
+/* ---- classes of equal values ---------------------------------------------
+ * Two values of the same pure operation (ALU, UNARY, EXTRACT, INSERT,
+ * SELECT, CMP: the same op, widths and constant) of the same operands
+ * are equal in every run where both are computed, and so are two
+ * constants of one value and two addresses of one map, map value or
+ * global (the encoder's constants, smt_mem.c mem_addr; a fresh value in
+ * bare code). The instrumentation computes a monitor's reads again after
+ * the program has (the key of a lookup, extract of the same stack slot):
+ * one class makes them one value on the path, so `key == arg2` is
+ * decided. Operands are compared by class where the operand's was known
+ * first (ids ascending), else by id: a superset of nothing, never a
+ * claim that two values are equal when they may differ. */
+static bool classed(const struct ssa_prog *p, const struct ssa_insn *v)
+{
+	uint32_t i;
+
+	for (i = 0; i < v->nargs; i++)
+		if (v->args[i] == 0)      /* UNDEF: no one value */
+			return false;
+	if (v->kind == SSA_ADDR)
+		return p->o && !p->bare && (v->ref.kind == INSN_REF_MAP ||
+					     v->ref.kind == INSN_REF_MAP_VALUE ||
+					     v->ref.kind == INSN_REF_GLOBAL);
+	return (v->kind == SSA_CONST || v->kind == SSA_ALU || v->kind == SSA_UNARY ||
+		v->kind == SSA_EXTRACT || v->kind == SSA_INSERT || v->kind == SSA_SELECT ||
+		v->kind == SSA_CMP) && v->nargs <= 4;
+}
+
+static uint32_t arg_class(const uint32_t *canon, const struct ssa_insn *v, uint32_t i)
+{
+	uint32_t a = v->args[i];
+
+	return a < v->id && canon[a] ? canon[a] : a;
+}
+
+static uint64_t class_hash(const uint32_t *canon, const struct ssa_insn *v)
+{
+	uint64_t h = (uint64_t)v->kind * 0x9e3779b97f4a7c15ull;
+	uint32_t i;
+
+	h ^= ((uint64_t)v->op << 8 | (uint64_t)v->size << 16 | (uint64_t)v->is64 << 24 |
+	      (uint64_t)v->sx << 25 | (uint64_t)v->nargs << 26);
+	h = (h ^ (uint64_t)v->imm) * 0xff51afd7ed558ccdull;
+	if (v->kind == SSA_ADDR)
+		h = (h ^ ((uint64_t)v->ref.kind << 32 | (uint32_t)v->ref.index) ^
+		     ((uint64_t)v->ref.off << 7)) * 0xc4ceb9fe1a85ec53ull;
+	for (i = 0; i < v->nargs; i++)
+		h = (h ^ arg_class(canon, v, i)) * 0xc4ceb9fe1a85ec53ull;
+	return h ^ (h >> 29);
+}
+
+static bool same_class(const uint32_t *canon, const struct ssa_insn *a, const struct ssa_insn *b)
+{
+	uint32_t i;
+
+	if (a->kind != b->kind || a->op != b->op || a->size != b->size || a->is64 != b->is64 ||
+	    a->sx != b->sx || a->nargs != b->nargs || a->imm != b->imm)
+		return false;
+	if (a->kind == SSA_ADDR && (a->ref.kind != b->ref.kind || a->ref.index != b->ref.index ||
+				    a->ref.off != b->ref.off))
+		return false;
+	for (i = 0; i < a->nargs; i++)
+		if (arg_class(canon, a, i) != arg_class(canon, b, i))
+			return false;
+	return true;
+}
+
+uint32_t *absint_canon(const struct ssa_prog *p)
+{
+	uint32_t n = p->nvalues ? p->nvalues : 1, *canon, *tab, id;
+	size_t size = 64, mask;
+
+	while (size < 2ull * n)
+		size *= 2;
+	mask = size - 1;
+	canon = calloc(n, sizeof(*canon));
+	tab = calloc(size, sizeof(*tab));
+	if (!canon || !tab) {
+		free(canon);
+		free(tab);
+		return NULL;
+	}
+	for (id = 1; id < p->nvalues; id++) {
+		const struct ssa_insn *v = p->values[id];
+		size_t i;
+
+		if (!v || !classed(p, v))
+			continue;
+		for (i = class_hash(canon, v) & mask; tab[i]; i = (i + 1) & mask)
+			if (same_class(canon, p->values[tab[i]], v))
+				break;
+		if (!tab[i])
+			tab[i] = id;
+		canon[id] = tab[i];
+	}
+	free(tab);
+	return canon;
+}
+
+void absint_hold(struct walk *w, const struct ssa_insn *v, const struct absint_val *val)
+{
+	uint32_t k = w->canon ? w->canon[v->id] : 0, h;
+
+	if (!k)
+		return;
+	h = w->holder[k];
+	if (h && w->def[h]) {
+		make_alias(w, v->id, h, val);
+		return;
+	}
+	w->holder[k] = v->id;
+	trail_push(w, k | HOLD_BITS);
 }
 
 /* A load's address as root + off: 64-bit additions and subtractions of a

@@ -14,6 +14,7 @@
 #define CELL_MARK 0x3fffffffu    /* trail entry: a cell was pushed */
 #define CALL_MARK 0x3ffffffeu    /* trail entry: a call was made */
 #define PKTW_MARK 0x3ffffffdu    /* trail entry: a store that may write the packet */
+#define HOLD_BITS (DEF_BIT | ALIAS_BIT) /* trail entry: holder[ID] was set here */
 #define CELL_SCAN 512u           /* cells looked at per lookup, newest first */
 #define BACK_DEPTH 8u            /* operand chains followed backward */
 
@@ -59,8 +60,13 @@ struct walk {
 	uint32_t *phi_arg;        /* by phi id: its operand on this path */
 	struct absint_val *memo;  /* by value id: re-evaluated (stamp) */
 	uint32_t *stamp, now;
+	unsigned in_reeval;       /* inside reeval: memo holds this evaluation's */
 	uint32_t *alias;          /* by value id: the load it reads the same cell
 	                           * as on this path, or 0 */
+	const uint32_t *canon;    /* by value id: its class of equal values
+	                           * (absint_canon), 0: none */
+	uint32_t *holder;         /* by class: the value of it defined on this
+	                           * path, or 0 */
 	bool flat;                /* bare code: one flat memory */
 	struct cell *cells;
 	size_t ncells, capcells;
@@ -118,7 +124,9 @@ static inline void undo_to(struct walk *w, size_t mark)
 	while (w->ntrail > mark) {
 		uint32_t id = w->trail[--w->ntrail].id;
 
-		if (id == CELL_MARK)
+		if ((id & HOLD_BITS) == HOLD_BITS)
+			w->holder[id & ~HOLD_BITS] = 0;
+		else if (id == CELL_MARK)
 			w->ncells--;
 		else if (id == CALL_MARK)
 			w->ncalls--;
@@ -168,6 +176,15 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 void absint_write_barrier(struct walk *w, const struct ssa_insn *v);
 /* V is a mask / truncation / byte swap of a value: record it as bytes of it. */
 void absint_masks(struct walk *w, const struct ssa_insn *v, const struct absint_val *val);
+/* By value id, the first value that computes the same value in every run
+ * (absint_path.c: same operation of the same operands), 0 for a value
+ * that has no such class; NULL when out of memory. */
+uint32_t *absint_canon(const struct ssa_prog *p);
+/* V (just defined, value VAL) is the same value as REP on this path. */
+void absint_alias(struct walk *w, uint32_t id, uint32_t rep, const struct absint_val *val);
+/* V just defined (VAL): an alias of the value of its class already
+ * defined on this path, else that value from now on. */
+void absint_hold(struct walk *w, const struct ssa_insn *v, const struct absint_val *val);
 /* Push C on the path's cells (undone when the walk backs out). */
 void absint_cell_push(struct walk *w, const struct cell *c);
 /* What the path's facts say of `A op B`: 1 true, 0 false, -1 nothing. */

@@ -7,6 +7,7 @@
  * offset taken from the file is checked before it is used; the first bad one
  * is reported once through the diag sink and the open fails with -EINVAL.
  */
+#include "isa.h"
 #include "object_priv.h"
 
 #include <bpf/btf.h>
@@ -968,4 +969,33 @@ const struct obj_var *object_var_at(const struct obj_datasec *ds, uint32_t off)
 			break;
 	}
 	return NULL;
+}
+
+int64_t object_kfunc_written(const struct object *o, int kfunc, unsigned argno)
+{
+	const struct btf_type *t;
+	const struct btf_param *prm;
+	__s64 size;
+	uint32_t id;
+
+	if (!o || !o->btf || kfunc < 0 || (uint32_t)kfunc >= o->nkfuncs ||
+	    !o->kfuncs[kfunc].btf_id || argno == 0)
+		return -1;
+	t = btf__type_by_id(o->btf, o->kfuncs[kfunc].btf_id);
+	if (!t || !btf_is_func(t) || !(t = btf__type_by_id(o->btf, t->type)) ||
+	    !btf_is_func_proto(t) || argno > btf_vlen(t))
+		return -1;
+	prm = btf_params(t);
+	id = prm[argno - 1].type;
+	t = btf__type_by_id(o->btf, id);
+	while (t && (btf_is_typedef(t) || btf_is_volatile(t) || btf_is_restrict(t)))
+		t = btf__type_by_id(o->btf, t->type);
+	if (!t || !btf_is_ptr(t))
+		return -1;
+	id = t->type;
+	t = btf__type_by_id(o->btf, id);
+	if (t && btf_is_const(t))
+		return 0;
+	size = btf__resolve_size(o->btf, id);
+	return size > 0 && size <= ISA_STACK_SIZE ? size : -1;
 }

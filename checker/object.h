@@ -175,6 +175,10 @@ const struct obj_line *object_line_at(const struct obj_section *s, uint32_t slot
 const struct obj_core_relo *object_core_at(const struct obj_section *s, uint32_t slot);
 /* The variable of datasec DS containing byte OFF, or NULL. */
 const struct obj_var *object_var_at(const struct obj_datasec *ds, uint32_t off);
+/* Kfunc KFUNC's pointer parameter ARGNO (1-based) from its BTF prototype:
+ * 0 for a pointer to const (read only), the bytes it points to (at most
+ * ISA_STACK_SIZE), or -1 (unknown: no BTF, not a pointer, no size). */
+int64_t object_kfunc_written(const struct object *o, int kfunc, unsigned argno);
 
 /* helpers.c: helper id -> "bpf_map_lookup_elem", NULL if unknown; and back. */
 const char *helper_name(int id);

@@ -359,11 +359,13 @@ static void p_insn(void *arg, int sec, uint32_t slot, const uint64_t regs[ISA_NR
 	pr->pending = true;
 }
 
-/* A helper's written arguments of a known size (at most S_ENTSZ bytes)
- * into the stack get the candidate's next bytes (they are fresh in the
- * lift: any bytes are a choice), recorded as the call's writes. */
-static void stack_writes(struct probe *pr, const struct helper_model *m, const uint64_t args[5],
-			 struct cex_call *cc)
+/* A helper's written arguments (M) or a modelled kfunc's pointers to
+ * non-const (KFUNC, object_kfunc_written) of a known size (at most
+ * S_ENTSZ bytes) into the stack get the candidate's next bytes (they are
+ * fresh in the lift: any bytes are a choice), recorded as the call's
+ * writes. */
+static void stack_writes(struct probe *pr, const struct helper_model *m, int kfunc,
+			 const uint64_t args[5], struct cex_call *cc)
 {
 	struct cex_write *w;
 	unsigned j, n = 0;
@@ -376,9 +378,16 @@ static void stack_writes(struct probe *pr, const struct helper_model *m, const u
 		memcpy(w, cc->writes, sizeof(*w) * cc->nwrites);
 	n = cc->nwrites;
 	for (j = 0; j < 5 && pr->nwr < S_WR; j++) {
-		if (m->arg[j] != MODEL_ARG_WRITE)
+		if (m && m->arg[j] != MODEL_ARG_WRITE)
 			continue;
-		size = m->size_arg[j] ? (m->size_arg[j] <= 5 ? args[m->size_arg[j] - 1] : 0) : m->size[j];
+		if (m) {
+			size = m->size_arg[j] ? (m->size_arg[j] <= 5 ? args[m->size_arg[j] - 1] : 0) :
+			       m->size[j];
+		} else {
+			int64_t ks = object_kfunc_written(pr->o, kfunc, j + 1);
+
+			size = ks > 0 ? (uint64_t)ks : 0;
+		}
 		ri = size ? interp_region_at(&pr->ip, args[j], (uint32_t)size) : -1;
 		if (!size || size > S_ENTSZ || ri < 0 ||
 		    interp_region(&pr->ip, ri)->kind != INTERP_MEM_STACK)
@@ -524,8 +533,8 @@ static int p_call(void *arg, struct interp *ip, const struct insn *in, int64_t i
 	if (m && (m->fx & (MODEL_FX_HEAD | MODEL_FX_TAIL | MODEL_FX_META)) && *ret == 0 &&
 	    !adjust(pr, m->fx, (int32_t)args[1], cc))
 		*ret = (uint64_t)-EINVAL;
-	if (m && (m->ret != MODEL_RET_ERRNO || *ret == 0))
-		stack_writes(pr, m, args, cc);
+	if ((m && (m->ret != MODEL_RET_ERRNO || *ret == 0)) || km)
+		stack_writes(pr, m, km ? (int)id : -1, args, cc);
 	/* the packet may have changed: a packet helper, or a pointer into the
 	 * packet given to a helper that may write through it */
 	if (pr->sr->has_pkt && m && (m->fx & MODEL_FX_PACKET) &&

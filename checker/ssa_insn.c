@@ -6,7 +6,6 @@
 
 #include "models.h"
 
-#include <bpf/btf.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -477,38 +476,6 @@ static const struct helper_model *call_model(const struct insn *in)
 	return in->ref.kind == INSN_REF_HELPER ? model_helper((int)in->imm) : NULL;
 }
 
-/* A kfunc's pointer parameter ARGNO from its BTF prototype: 0 for a
- * pointer to const (read only), the pointee's size, or -1 (unknown). */
-static int64_t kfunc_written_size(struct lifter *l, const struct insn *in, unsigned argno)
-{
-	const struct object *o = l->p->o;
-	const struct btf_type *t;
-	const struct btf_param *prm;
-	__s64 size;
-	uint32_t id;
-
-	if (!o || !o->btf || in->ref.index < 0 || (uint32_t)in->ref.index >= o->nkfuncs ||
-	    !o->kfuncs[in->ref.index].btf_id)
-		return -1;
-	t = btf__type_by_id(o->btf, o->kfuncs[in->ref.index].btf_id);
-	if (!t || !btf_is_func(t) || !(t = btf__type_by_id(o->btf, t->type)) ||
-	    !btf_is_func_proto(t) || argno > btf_vlen(t))
-		return -1;
-	prm = btf_params(t);
-	id = prm[argno - 1].type;
-	t = btf__type_by_id(o->btf, id);
-	while (t && (btf_is_typedef(t) || btf_is_volatile(t) || btf_is_restrict(t)))
-		t = btf__type_by_id(o->btf, t->type);
-	if (!t || !btf_is_ptr(t))
-		return -1;
-	id = t->type;
-	t = btf__type_by_id(o->btf, id);
-	if (t && btf_is_const(t))
-		return 0;
-	size = btf__resolve_size(o->btf, id);
-	return size > 0 && size <= ISA_STACK_SIZE ? size : -1;
-}
-
 static bool runs_callback(const struct insn *in)
 {
 	const struct helper_model *m = call_model(in);
@@ -530,7 +497,7 @@ static int64_t written_size(struct lifter *l, const struct insn *in, unsigned ar
 	int64_t c;
 
 	if (in->ref.kind == INSN_REF_KFUNC)
-		return kfunc_written_size(l, in, argno);
+		return object_kfunc_written(l->p->o, in->ref.index, argno);
 	if (!m)
 		return -1;
 	switch ((enum model_arg)m->arg[a]) {

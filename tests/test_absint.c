@@ -919,6 +919,29 @@ static const struct pcase pcases[] = {
 	{ "a case split through a branch", "ldxb %r2, [%r1]\nand %r2, 3\nmov %r0, 7\njeq %r2, 2, l\n"
 	  "mov %r0, %r2\nl:\nexit\n", {0}, 0, { { ISA_JLT, 2 }, { ISA_JEQ, 7 } }, false, { 3 },
 	  { {0}, {0} }, true },
+	/* one class of values: the same operation of the same operands
+	 * (absint_path.c absint_canon), so `x == x` is decided */
+	{ "one computation twice", "ldxdw %r2, [%r1]\nmov %r3, %r2\nmul %r3, 7\nmov %r4, %r2\n"
+	  "mul %r4, 7\nmov %r0, 1\njeq %r3, %r4, l\nmov %r0, 0\nl:\nexit\n", {0}, 0,
+	  { { ISA_JEQ, 1 } }, true, {0} },
+	{ "two computations", "ldxdw %r2, [%r1]\nmov %r3, %r2\nmul %r3, 7\nmov %r4, %r2\n"
+	  "mul %r4, 9\nmov %r0, 1\njeq %r3, %r4, l\nmov %r0, 0\nl:\nexit\n", {0}, 0,
+	  { { ISA_JEQ, 1 } }, false, { 1 } },
+	/* `(hi << 8) | lo == K` gives both bytes (no bit in both operands) */
+	{ "an or of disjoint bits, known back",
+	  "ldxb %r2, [%r1]\nldxb %r3, [%r1+1]\nlsh32 %r3, 8\nor32 %r3, %r2\njne %r3, 0x108, out\n"
+	  "mov %r0, %r2\nexit\nout:\nmov %r0, 8\nexit\n", {0}, 0, { { ISA_JEQ, 8 } }, true, {0} },
+	{ "an or of overlapping bits",
+	  "ldxb %r2, [%r1]\nldxb %r3, [%r1+1]\nlsh32 %r3, 4\nor32 %r3, %r2\njne %r3, 0x18, out\n"
+	  "mov %r0, %r2\nexit\nout:\nmov %r0, 8\nexit\n", {0}, 0, { { ISA_JEQ, 8 } }, false,
+	  { 0x18, 0 } },
+	/* a byte of an earlier wider load, refined: so is the wider value */
+	{ "a byte of a wider load, known back",
+	  "ldxh %r2, [%r1]\nldxb %r3, [%r1]\njne %r3, 5, out\nmov %r0, %r2\nand %r0, 7\nexit\n"
+	  "out:\nmov %r0, 5\nexit\n", {0}, 0, { { ISA_JEQ, 5 } }, true, {0} },
+	{ "the other byte of a wider load",
+	  "ldxh %r2, [%r1]\nldxb %r3, [%r1+1]\njne %r3, 5, out\nmov %r0, %r2\nand %r0, 7\nexit\n"
+	  "out:\nmov %r0, 5\nexit\n", {0}, 0, { { ISA_JEQ, 5 } }, false, { 0, 5 } },
 };
 
 struct hook_arg { const struct pcase *c; };
