@@ -102,8 +102,9 @@ static bool disjoint(struct walk *w, const struct ssa_insn *v, const struct absi
 }
 
 /* Value ID, bytes [off, off + size) of a wider value on this path (a
- * C_PART: a narrower load inside an earlier one, a mask), was narrowed
- * to X: so are those bytes of the wider value. */
+ * C_PART: a narrower load inside an earlier one or under a later one, a
+ * mask), was narrowed to X: so are those bytes of the wider value; and
+ * when ID is the wider value, its parts. */
 static bool whole(struct walk *w, uint32_t id, const struct absint_val *x, unsigned depth)
 {
 	size_t i, n;
@@ -112,10 +113,17 @@ static bool whole(struct walk *w, uint32_t id, const struct absint_val *x, unsig
 		const struct cell *e = &w->cells[i];
 		struct absint_val t;
 
-		if (e->kind != C_PART || e->id != id)
+		if (e->kind != C_PART)
 			continue;
-		t = absint_invert_extract(x, (unsigned)e->off, e->size);
-		return narrow(w, e->root, &t, depth - 1);
+		if (e->id == id) {
+			t = absint_invert_extract(x, (unsigned)e->off, e->size);
+			if (!narrow(w, e->root, &t, depth - 1))
+				return false;
+		} else if (e->root == id) {   /* and the parts of a narrowed value */
+			t = absint_extract(x, (unsigned)e->off, e->size, false);
+			if (!narrow(w, e->id, &t, depth - 1))
+				return false;
+		}
 	}
 	return true;
 }
@@ -147,6 +155,14 @@ static bool back(struct walk *w, uint32_t id, unsigned depth)
 		t = absint_invert_extract(&x, (unsigned)v->imm, v->size);
 		return narrow(w, v->args[0], &t, depth - 1);
 	}
+	if (v->kind == SSA_UNARY && (v->op == ISA_LE || v->op == ISA_BE || v->op == ISA_BSWAP) &&
+	    v->size >= 1 && v->size <= 8) {
+		/* a truncation or byte swap of the operand's low bytes: they
+		 * are the same op of X's (an involution), the rest any */
+		t = absint_unary(v->op, v->is64, v->size, &x);
+		t = absint_invert_extract(&t, 0, v->size);
+		return narrow(w, v->args[0], &t, depth - 1);
+	}
 	return whole(w, id, &x, depth);
 }
 
@@ -176,6 +192,9 @@ static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint3
 		return false;
 	if (one && a != 0 && reflexive(op) >= 0 && reflexive(op) != taken)
 		return false;
+	if (f < 0 && absint_cond(op, is64, &x, &y) < 0)
+		absint_cell_push(w, &(struct cell){ .kind = C_BRANCH, .root = a, .b = b,
+						    .op = (uint8_t)op, .sx = is64, .off = taken });
 	if (!absint_refine(op, is64, taken, &x, &y))
 		return false;
 	if (one && a != 0 && !absint_meet(&x, &y))
@@ -314,6 +333,21 @@ static struct absint_val call_val(const struct walk *w, const struct ssa_insn *v
 	if (!absint_sync(&r))
 		return absint_top();
 	return r;
+}
+
+/* V (value *VAL) is U << shl_by[V] when shl_of[V] is U (absint_shifted):
+ * met with that, U's value UV (any value when U is not on the path). */
+static void shifted(const struct walk *w, uint32_t id, struct absint_val *val,
+		    struct absint_val uv)
+{
+	struct absint_val k, t;
+
+	if (!w->shl_of[id])
+		return;
+	k = absint_const(w->shl_by[id]);
+	t = absint_alu(ISA_LSH, true, &uv, &k);
+	if (!absint_meet(val, &t))
+		*val = t;     /* cannot be: both hold of the one value */
 }
 
 /* ID's abstract value now: while re-evaluating (reeval), what that
@@ -493,6 +527,8 @@ static struct absint_val reeval(struct walk *w, uint32_t id, unsigned depth)
 		w->in_reeval++;
 		r = eval_with(w, v, args);
 		w->in_reeval--;
+		if (w->shl_of[id])
+			shifted(w, id, &r, reeval(w, w->shl_of[id], depth - 1));
 	}
 	if (!absint_meet(&r, &w->env[id])) {
 		r = w->env[id];   /* no run gets here: keep the plain value */
@@ -547,6 +583,7 @@ static bool infeasible(struct walk *w)
 #define SPLIT_SEEN  64u
 #define SPLIT_CANDS 8u
 #define SPLIT_MAX   16u
+#define SPLIT_DEPTH 1u     /* a boolean's case split again (two at once) */
 static unsigned members(const struct absint_val *x)
 {
 	uint64_t v;
@@ -597,6 +634,186 @@ static unsigned split_cands(struct walk *w, uint32_t id, uint32_t *out)
 	return nout;
 }
 
+/* The branches the path took that its values did not decide (C_BRANCH:
+ * branch edges, assumes and a case's own refinement) asked again after a
+ * case's refinement, by what the values are now: re-evaluated (`tcp + 20
+ * > data_end` with ihl and data_end known) and one value since rekey
+ * (`x != x`). True when one comes out the other way, so no run has the
+ * case: each was true on the path where it was pushed. */
+static bool branches_broken(struct walk *w)
+{
+	size_t i;
+
+	for (i = w->ncells; i-- > 0;) {
+		const struct cell *e = &w->cells[i];
+		struct absint_val x, y;
+		uint32_t a, b;
+		int c;
+
+		w->r->steps++;
+		if (e->kind != C_BRANCH)
+			continue;
+		a = find(w, e->root);
+		b = find(w, e->b);
+		x = reeval(w, a, 48);
+		y = reeval(w, b, 48);
+		c = absint_cond(e->op, e->sx, &x, &y);
+		if (c < 0 && a == b && a)
+			c = reflexive(e->op);
+		if (w->empty || (c >= 0 && c != (int)e->off))
+			return true;
+	}
+	return false;
+}
+
+/* One case of a split: value ID is V on this path, and what it is
+ * computed from follows (a boolean's comparisons and and/or operands,
+ * refine_bool; else narrow's operand chains); false: no run has it. */
+static bool case_refine(struct walk *w, uint32_t id, uint64_t v)
+{
+	const struct ssa_insn *x = w->p->values[find(w, id)];
+	struct absint_val c = absint_const(v);
+
+	if (is_bool(w, id) && (x->kind == SSA_CMP || (x->kind == SSA_ALU && x->is64)))
+		return refine_bool(w, id, v != 0, 0);
+	return narrow(w, id, &c, BACK_DEPTH);
+}
+
+/* Cells I and J (I older) have no write to REGION between them. */
+static bool unwritten(const struct walk *w, size_t i, size_t j, uint16_t region)
+{
+	while (++i < j) {
+		const struct cell *e = &w->cells[i];
+
+		if (e->kind == C_WRITE && (e->region == ABSINT_MEM_ANY || e->region == region))
+			return false;
+	}
+	return true;
+}
+
+/* A load's address (cell root ROOT + *OFF) as what the path knows now:
+ * additions of operands that re-evaluate to constants folded into *OFF;
+ * ROOT_ABS when the whole address is a constant. */
+#define ROOT_ABS 0xffffffffu
+static uint32_t refold(struct walk *w, uint32_t root, uint64_t *off)
+{
+	unsigned n;
+
+	for (n = 0; n < 16; n++) {
+		const struct ssa_insn *v = w->p->values[find(w, root)];
+		struct absint_val x, y;
+		uint64_t c;
+
+		root = find(w, root);
+		x = reeval(w, root, 48);
+		if (absint_is_const(&x, &c)) {
+			*off += c;
+			return ROOT_ABS;
+		}
+		if (v->kind != SSA_ALU || !v->is64 || v->nargs < 2)
+			break;
+		if (v->op == ISA_MOV) {
+			root = v->args[1];
+			continue;
+		}
+		if (v->op != ISA_ADD && v->op != ISA_SUB)
+			break;
+		y = reeval(w, v->args[1], 48);
+		if (absint_is_const(&y, &c)) {
+			*off += v->op == ISA_ADD ? c : -c;
+			root = v->args[0];
+			continue;
+		}
+		x = reeval(w, v->args[0], 48);
+		if (v->op != ISA_ADD || !absint_is_const(&x, &c))
+			break;
+		*off += c;
+		root = v->args[1];
+	}
+	return root;
+}
+
+/* Loads whose addresses were different values (a packet offset through a
+ * header length: `data + ihl * 4 + 12`) and now fold to the same root and
+ * offsets (refold: ihl known, by a case of a split or a branch after the
+ * load) read the same bytes, with no write to their region between them:
+ * the newer one becomes an alias of the older (the same bytes) or is met
+ * with the older one's bytes and recorded as a part of it (inside it). The spec's exit read
+ * `u8(pkt + 47)` then knows what the program's `*(u16 *)(tcp + 12)` was
+ * tested for. At most REKEY_LOADS loads, the newest, of the cells a
+ * lookup would scan; false: no run is left. */
+#define REKEY_LOADS 64u
+static bool rekey(struct walk *w)
+{
+	size_t at[REKEY_LOADS], i, scanned;
+	uint64_t addr[REKEY_LOADS];
+	uint32_t root[REKEY_LOADS];
+	unsigned n = 0, j, k;
+
+	w->empty = false;
+	if (++w->now == 0) {
+		memset(w->stamp, 0, sizeof(*w->stamp) * w->p->nvalues);
+		w->now = 1;
+	}
+	for (i = w->ncells, scanned = 0; i-- > 0 && scanned < CELL_SCAN && n < REKEY_LOADS;
+	     scanned++) {
+		const struct cell *e = &w->cells[i];
+
+		w->r->steps++;
+		if (e->kind != C_LOAD || (e->root & ROOT_CONST))
+			continue;
+		addr[n] = e->off;
+		root[n] = refold(w, e->root, &addr[n]);
+		at[n++] = i;
+	}
+	for (j = 0; j < n; j++) {
+		const struct cell *nj = &w->cells[at[j]];
+
+		for (k = j + 1; k < n; k++) {
+			const struct cell *ni = &w->cells[at[k]];
+			uint64_t d = addr[j] - addr[k];
+			struct absint_val x, y;
+
+			if (root[j] != root[k] || ni->region != nj->region || d >= 8 ||
+			    d + nj->size > ni->size)
+				continue;
+			if (!unwritten(w, at[k], at[j], nj->region) ||
+			    find(w, nj->id) == find(w, ni->id))
+				break;
+			x = get(w, ni->id);
+			y = get(w, nj->id);
+			if (d == 0 && nj->size == ni->size && nj->sx == ni->sx) {
+				if (!absint_meet(&x, &y))
+					return false;
+				absint_alias(w, nj->id, ni->id, &y);
+			} else if (!nj->sx) {
+				x = absint_extract(&x, (unsigned)d, nj->size, false);
+				if (!narrow(w, nj->id, &x, BACK_DEPTH))
+					return false;
+				absint_cell_push(w, &(struct cell){ .kind = C_PART,
+					.root = find(w, ni->id), .id = find(w, nj->id), .off = d,
+					.size = nj->size });
+			}
+			break;
+		}
+	}
+	return true;
+}
+
+/* What is known on this path now (after a case's refinement) proves
+ * the assert of condition COND on it: loads re-keyed, COND re-evaluated
+ * non-zero, or the path (the case) has no run: an assume or a fact
+ * asked again is false. Undone by the caller. */
+static bool now_holds(struct walk *w, uint32_t cond)
+{
+	struct absint_val r;
+
+	if (!rekey(w))
+		return true;
+	r = reeval_top(w, cond);
+	return w->empty || !absint_contains(&r, 0) || infeasible(w) || branches_broken(w);
+}
+
 /* The assert's condition COND may be 0 as a whole: true when, for some
  * value X of its cone with a few possible values, COND re-evaluated with
  * X each one of them in turn is never 0 (or the path is infeasible with
@@ -604,11 +821,20 @@ static unsigned split_cands(struct walk *w, uint32_t id, uint32_t *out)
  * its abstract value are a superset of them), so the assert holds on it:
  * a case split, for `ret in {XDP_PASS, XDP_TX, XDP_REDIRECT}` of a ret
  * known only as {2, 4}. */
-static bool split_proves(struct walk *w, uint32_t cond)
+static bool split_proves(struct walk *w, uint32_t cond, unsigned depth)
 {
-	uint32_t cands[SPLIT_CANDS];
+	uint32_t cands[2 * SPLIT_CANDS];
 	unsigned nc = split_cands(w, cond, cands), k;
+	size_t i;
 
+	/* and of the path's pending assumes (an or the walk could not
+	 * refine: a case of it may contradict the path) */
+	for (i = w->ncells; i-- > 0 && nc < SPLIT_CANDS;) {
+		if (w->cells[i].kind == C_ASSUME)
+			nc += split_cands(w, w->cells[i].id, cands + nc);
+	}
+	if (nc > 2 * SPLIT_CANDS)
+		nc = 2 * SPLIT_CANDS;
 	for (k = 0; k < nc; k++) {
 		struct absint_val xv = get(w, cands[k]);
 		bool all = true;
@@ -617,18 +843,20 @@ static bool split_proves(struct walk *w, uint32_t cond)
 		for (v = xv.umin; all; v++) {
 			if ((v & ~xv.tm) == xv.tv) {
 				size_t mark = w->ntrail;
-				struct absint_val c = absint_const(v), r;
 
-				set(w, cands[k], &c);
-				r = reeval_top(w, cond);
-				all = w->empty || !absint_contains(&r, 0);
+				bool b = is_bool(w, cands[k]);
+
+				all = !case_refine(w, cands[k], v) || now_holds(w, cond) ||
+				      (depth && b && split_proves(w, cond, depth - 1));
 				undo_to(w, mark);
 			}
-			if (v == xv.umax)
+			if (v == xv.umax || w->r->steps > w->o->budget)
 				break;
 		}
 		if (all)
 			return true;
+		if (w->r->steps > w->o->budget)
+			return false;
 	}
 	return false;
 }
@@ -695,9 +923,14 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 			if (absint_contains(&c, 0)) {
 				c = reeval_top(w, v->args[0]);
 				if (absint_contains(&c, 0)) {
+					size_t mark = w->ntrail;
+					bool ok;
+
 					if (infeasible(w))
 						return false;
-					if (split_proves(w, v->args[0]))
+					ok = now_holds(w, v->args[0]);
+					undo_to(w, mark);
+					if (ok || split_proves(w, v->args[0], SPLIT_DEPTH))
 						c = absint_const(1);
 				}
 			}
@@ -711,6 +944,7 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 			}
 		} else if (v->kind != SSA_LOAD || !absint_load(w, v, &c)) {
 			c = eval(w, v);
+			shifted(w, v->id, &c, get(w, w->shl_of[v->id]));
 			define(w, v->id, &c);
 			absint_hold(w, v, &c);
 			if (v->kind == SSA_SELECT)
@@ -820,9 +1054,12 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	w.phi_arg = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.phi_arg));
 	w.canon = absint_canon(p);
 	w.holder = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.holder));
+	w.shl_of = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.shl_of));
+	w.shl_by = calloc(p->nvalues ? p->nvalues : 1, 1);
 	w.stamp = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.stamp));
 	w.memo = malloc(sizeof(*w.memo) * (p->nvalues ? p->nvalues : 1));
-	if (!w.def || !w.alias || !w.phi_arg || !w.stamp || !w.memo || !w.canon || !w.holder)
+	if (!w.def || !w.alias || !w.phi_arg || !w.stamp || !w.memo || !w.canon || !w.holder ||
+	    !w.shl_of || !w.shl_by || !absint_shifted(p, w.shl_of, w.shl_by))
 		abort();
 	if (run_block(&w, 0, 0)) {
 		at_end(&w, 0);
@@ -845,6 +1082,8 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	free(w.def);
 	free(w.alias);
 	free((void *)w.canon);
+	free(w.shl_of);
+	free(w.shl_by);
 	free(w.holder);
 	free(w.cells);
 	free(w.stamp);

@@ -162,6 +162,97 @@ uint32_t *absint_canon(const struct ssa_prog *p)
 	return canon;
 }
 
+/* X with register moves skipped (mov32 too: only used under masks that
+ * keep the low 32 bits). */
+static uint32_t unmoved(const struct ssa_prog *p, uint32_t x)
+{
+	unsigned n;
+
+	for (n = 0; n < 8 && x; n++) {
+		const struct ssa_insn *v = p->values[x];
+
+		if (v->kind != SSA_ALU || v->op != ISA_MOV || v->nargs < 2)
+			break;
+		x = v->args[1];
+	}
+	return x;
+}
+
+/* V = X & C (ALU AND, C a constant below 2^32): *X, *C. */
+static bool and_const(const struct ssa_prog *p, const struct ssa_insn *v, uint32_t *x, uint64_t *c)
+{
+	const struct ssa_insn *k;
+
+	if (v->kind != SSA_ALU || v->op != ISA_AND || v->nargs < 2 || !v->args[0] || !v->args[1])
+		return false;
+	k = p->values[v->args[1]];
+	if (k->kind != SSA_CONST || (uint64_t)k->imm > 0xffffffffull)
+		return false;
+	*x = unmoved(p, v->args[0]);
+	*c = (uint64_t)k->imm;
+	return *x != 0;
+}
+
+bool absint_shifted(const struct ssa_prog *p, uint32_t *of, uint8_t *by)
+{
+	uint32_t n = p->nvalues, id, *tab;
+	size_t size = 64, mask, i;
+
+	while (size < 2ull * n)
+		size *= 2;
+	mask = size - 1;
+	tab = calloc(size, sizeof(*tab));
+	if (!tab)
+		return false;
+	/* every X & M by (X, M) */
+	for (id = 1; id < n; id++) {
+		uint32_t x;
+		uint64_t c;
+
+		if (!p->values[id] || !and_const(p, p->values[id], &x, &c))
+			continue;
+		for (i = (x * 0x9e3779b1u ^ c * 0x85ebca6bu) & mask; tab[i]; i = (i + 1) & mask) {
+			uint32_t x2;
+			uint64_t c2;
+
+			if (and_const(p, p->values[tab[i]], &x2, &c2) && x2 == x && c2 == c)
+				break;
+		}
+		if (!tab[i])
+			tab[i] = id;
+	}
+	/* (X << K) & C with C's low K bits 0 is (X & (C >> K)) << K */
+	for (id = 1; id < n; id++) {
+		const struct ssa_insn *v = p->values[id], *l, *k;
+		uint32_t y, x;
+		uint64_t c, m;
+
+		if (!v || !and_const(p, v, &y, &c))
+			continue;
+		l = p->values[y];
+		if (l->kind != SSA_ALU || l->op != ISA_LSH || l->nargs < 2 || !l->args[0])
+			continue;
+		k = p->values[l->args[1]];
+		if (k->kind != SSA_CONST || k->imm <= 0 || k->imm >= 32 ||
+		    (c & ((1ull << k->imm) - 1)))
+			continue;
+		x = unmoved(p, l->args[0]);
+		m = c >> k->imm;
+		for (i = (x * 0x9e3779b1u ^ m * 0x85ebca6bu) & mask; tab[i]; i = (i + 1) & mask) {
+			uint32_t x2;
+			uint64_t c2;
+
+			if (and_const(p, p->values[tab[i]], &x2, &c2) && x2 == x && c2 == m) {
+				of[id] = tab[i];
+				by[id] = (uint8_t)k->imm;
+				break;
+			}
+		}
+	}
+	free(tab);
+	return true;
+}
+
 void absint_hold(struct walk *w, const struct ssa_insn *v, const struct absint_val *val)
 {
 	uint32_t k = w->canon ? w->canon[v->id] : 0, h;
@@ -183,9 +274,8 @@ void absint_hold(struct walk *w, const struct ssa_insn *v, const struct absint_v
  * program, where the encoder makes it a constant, smt_mem.c mem_addr) is
  * one root per data section or map, whichever value computes it: the
  * program's load of a global and the monitor's read of it are one cell.
- * Such roots are ROOT_CONST | kind | index, above every value id. */
-#define ROOT_CONST  0x80000000u
-#define ROOT_GLOBAL 0x40000000u
+ * Such roots are ROOT_CONST | kind | index, above every value id
+ * (absint_priv.h). */
 static uint32_t addr_root(const struct walk *w, uint32_t id, uint64_t *off)
 {
 	unsigned n;
@@ -283,6 +373,42 @@ static void part(struct walk *w, uint32_t id, uint32_t src, unsigned byte, unsig
 	absint_cell_push(w, &c);
 }
 
+/* A new load ID (its cell C, zero-extended, not inside an earlier one)
+ * over the bytes of earlier narrower loads of its root since the last
+ * write to its region (the program's byte loads, then the spec's exit
+ * read of a u16 over them): those bytes of it are theirs (met), and each
+ * is recorded as a part of it, so that narrowing either narrows the
+ * other (absint.c back, whole). At most 8 parts. */
+static void has_parts(struct walk *w, uint32_t id, const struct cell *c)
+{
+	size_t i, n;
+	unsigned np = 0;
+
+	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN && np < 8; n++) {
+		const struct cell *e = &w->cells[i];
+		struct absint_val x, y;
+		uint64_t d = e->off - c->off;
+
+		if (e->kind == C_WRITE) {
+			if (e->region == ABSINT_MEM_ANY || e->region == c->region)
+				break;
+			continue;
+		}
+		if (e->kind != C_LOAD || e->root != c->root || e->region != c->region || e->sx ||
+		    !w->def[e->id] || e->size >= c->size || d >= 8 || d + e->size > c->size)
+			continue;
+		x = w->env[find(w, id)];
+		y = get(w, e->id);
+		y = absint_insert(&x, &y, (unsigned)d, e->size);
+		if (absint_meet(&x, &y))
+			set(w, id, &x);
+		absint_cell_push(w, &(struct cell){ .kind = C_PART, .root = find(w, id),
+						    .id = find(w, e->id), .off = d,
+						    .size = e->size });
+		np++;
+	}
+}
+
 /* LOAD V: true when V was defined here (memory cells: an alias of an
  * earlier load of the same bytes, or bytes of an earlier wider one; else
  * a new cell); false: not a cell (the caller evaluates it). */
@@ -329,6 +455,8 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 	define(w, v->id, val);
 	if (in && !c.sx)
 		part(w, v->id, in->id, (unsigned)(c.off - in->off), c.size, val);
+	else if (!in && !c.sx)
+		has_parts(w, v->id, &c);
 	c.id = find(w, v->id);
 	absint_cell_push(w, &c);
 	return true;

@@ -17,6 +17,8 @@
 #define HOLD_BITS (DEF_BIT | ALIAS_BIT) /* trail entry: holder[ID] was set here */
 #define CELL_SCAN 512u           /* cells looked at per lookup, newest first */
 #define BACK_DEPTH 8u            /* operand chains followed backward */
+#define ROOT_CONST  0x80000000u  /* a cell's root: a constant address (absint_path.c addr_root) */
+#define ROOT_GLOBAL 0x40000000u
 
 struct undo {
 	uint32_t id;
@@ -32,8 +34,12 @@ struct undo {
  *            op JEQ or JNE, on the low halves when !SX (is64);
  *   C_ASSUME: an assume of value ID that its refinement did not decide
  *            (an or of comparisons, say): asked again at a failing assert.
- * ROOT, ID and B are representatives (find), but C_ASSUME's ID. */
-enum { C_LOAD, C_WRITE, C_PART, C_FACT, C_ASSUME };
+ *   C_BRANCH: the path took `ROOT op B` (OFF 1) or its negation (OFF 0)
+ *            where the values did not decide it (SX: is64): asked again
+ *            in a case split (absint.c branches_broken).
+ * ROOT, ID and B are representatives (find), but C_ASSUME's ID and
+ * C_BRANCH's ROOT and B (values: find them). */
+enum { C_LOAD, C_WRITE, C_PART, C_FACT, C_ASSUME, C_BRANCH };
 
 struct cell {
 	uint32_t root;
@@ -67,6 +73,8 @@ struct walk {
 	                           * (absint_canon), 0: none */
 	uint32_t *holder;         /* by class: the value of it defined on this
 	                           * path, or 0 */
+	uint32_t *shl_of;         /* absint_shifted */
+	uint8_t *shl_by;
 	bool flat;                /* bare code: one flat memory */
 	struct cell *cells;
 	size_t ncells, capcells;
@@ -180,6 +188,11 @@ void absint_masks(struct walk *w, const struct ssa_insn *v, const struct absint_
  * (absint_path.c: same operation of the same operands), 0 for a value
  * that has no such class; NULL when out of memory. */
 uint32_t *absint_canon(const struct ssa_prog *p);
+/* By value id: V = (X << K) & C whose (X & (C >> K)) is value OF[V]
+ * (K = BY[V]: V is that value shifted, `(b << 2) & 60` of `b & 15`: an
+ * IPv4 header length checked, then used), else OF[V] 0; false when out
+ * of memory. OF and BY zeroed by the caller, one per value. */
+bool absint_shifted(const struct ssa_prog *p, uint32_t *of, uint8_t *by);
 /* V (just defined, value VAL) is the same value as REP on this path. */
 void absint_alias(struct walk *w, uint32_t id, uint32_t rep, const struct absint_val *val);
 /* V just defined (VAL): an alias of the value of its class already

@@ -312,7 +312,7 @@ static bool searched_worst(const struct loaded *l, const struct check_opts *o,
 	if (o->no_search || o->no_time || r->search_runs || top == 0 || top > r->c->bound)
 		return false;
 	longer.bound = top - 1;
-	found = search_run(l, &longer, r->arena, &x, &runs);
+	found = search_run_budget(l, &longer, SEARCH_WORST_BUDGET, r->arena, &x, &runs);
 	r->search_runs += runs;
 	if (!found)
 		return false;

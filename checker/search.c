@@ -210,7 +210,7 @@ static void apply_hint(struct cand *cd, const struct hint *h)
  * the rest of the search. */
 static bool budget_full(const struct search *sr)
 {
-	return sr->runs + sr->qlen >= SEARCH_BUDGET || sr->qlen >= S_QUEUE;
+	return sr->runs + sr->qlen >= sr->budget || sr->qlen >= S_QUEUE;
 }
 
 static void push(struct search *sr, const struct cand *cd)
@@ -551,6 +551,12 @@ static void seeds(struct search *sr, const struct hint *base)
 bool search_run(const struct loaded *l, const struct mon_check *c, struct arena *a,
 		struct cex **out, unsigned *runs)
 {
+	return search_run_budget(l, c, SEARCH_BUDGET, a, out, runs);
+}
+
+bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsigned budget,
+		       struct arena *a, struct cex **out, unsigned *runs)
+{
 	struct search *sr = calloc(1, sizeof(*sr));
 	struct probe *pr = malloc(sizeof(*pr));
 	struct hint *base = calloc(1, sizeof(*base));
@@ -561,6 +567,7 @@ bool search_run(const struct loaded *l, const struct mon_check *c, struct arena 
 	if (!sr || !pr || !base)
 		abort();
 	*runs = 0;
+	sr->budget = budget;
 	sr->l = l;
 	sr->c = c;
 	sr->o = l->o;
@@ -581,7 +588,7 @@ bool search_run(const struct loaded *l, const struct mon_check *c, struct arena 
 	for (h = 0; h < c->nhandlers; h++)
 		hint_stmts(sr, c->handlers[h].body, c->handlers[h].n, base);
 	seeds(sr, base);
-	while (sr->qlen && sr->runs < SEARCH_BUDGET) {
+	while (sr->qlen && sr->runs < sr->budget) {
 		struct cand *cd = sr->q[sr->qhead++ % S_QUEUE];
 
 		sr->qlen--;

@@ -43,10 +43,19 @@
 #include "replay.h"
 
 #define SEARCH_BUDGET 96u
+/* A bound's worst case (check.c searched_worst): a run of the DAG's
+ * longest path takes a branch right at every turn (xdp_fw's: 443 inputs);
+ * the search failing costs a Z3 context and a worst-case search in it,
+ * 20-100x the time of these inputs. */
+#define SEARCH_WORST_BUDGET 512u
 
 /* True with *OUT (site: the failing assert) when an input was found;
  * *RUNS: the inputs tried (minimisation included). C must not have a
- * bound (its report needs the worst case). */
+ * bound (its report needs the worst case). At most BUDGET inputs before
+ * the minimisation. */
+bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsigned budget,
+		       struct arena *a, struct cex **out, unsigned *runs);
+/* search_run_budget with SEARCH_BUDGET */
 bool search_run(const struct loaded *l, const struct mon_check *c, struct arena *a,
 		struct cex **out, unsigned *runs);
 

@@ -97,6 +97,7 @@ struct search {
 	                                * the next try (expand reads them) */
 	unsigned qhead, qlen;          /* a ring of S_QUEUE */
 	uint64_t seen[4096];           /* candidate hashes (+1), open addressing */
+	unsigned budget;               /* inputs run at most (search_run_budget) */
 	uint64_t cov[8192];            /* branch (sec, slot, dir) keys (+1) */
 	uint64_t flips[4096];          /* (branch, side wanted, parent no.) keys
 	                                * (+1): at most S_FLIPS parents try each */

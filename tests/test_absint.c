@@ -942,6 +942,65 @@ static const struct pcase pcases[] = {
 	{ "the other byte of a wider load",
 	  "ldxh %r2, [%r1]\nldxb %r3, [%r1+1]\njne %r3, 5, out\nmov %r0, %r2\nand %r0, 7\nexit\n"
 	  "out:\nmov %r0, 5\nexit\n", {0}, 0, { { ISA_JEQ, 5 } }, false, { 0, 5 } },
+	/* a wider load over earlier byte loads: its bytes are theirs, and
+	 * narrowing it (back through a byte swap) narrows them
+	 * (absint_path.c has_parts, absint.c whole) */
+	{ "a wider load over known bytes",
+	  "ldxb %r2, [%r1]\nldxb %r3, [%r1+1]\njne %r2, 8, out\njne %r3, 0, out\nldxh %r0, [%r1]\n"
+	  "exit\nout:\nmov %r0, 8\nexit\n", {0}, 0, { { ISA_JEQ, 8 } }, true, {0} },
+	{ "a wider load over one known byte",
+	  "ldxb %r2, [%r1]\njne %r2, 8, out\nldxh %r0, [%r1]\nexit\nout:\nmov %r0, 8\nexit\n",
+	  {0}, 0, { { ISA_JEQ, 8 } }, false, { 8, 1 } },
+	{ "a byte swap of a wider load, known back to a byte",
+	  "ldxb %r2, [%r1]\nldxh %r3, [%r1]\nbe16 %r3\njne %r3, 0x800, out\nmov %r0, %r2\nexit\n"
+	  "out:\nmov %r0, 8\nexit\n", {0}, 0, { { ISA_JEQ, 8 } }, true, {0} },
+	{ "a byte swap of a wider load, the other byte",
+	  "ldxb %r2, [%r1+1]\nldxh %r3, [%r1]\nbe16 %r3\njne %r3, 0x800, out\nmov %r0, %r2\nexit\n"
+	  "out:\nmov %r0, 8\nexit\n", {0}, 0, { { ISA_JEQ, 8 } }, false, { 8, 0 } },
+	/* a load at `p + x` with x known later is the load at p + that
+	 * (absint.c rekey, refold) */
+	{ "an offset known after the load",
+	  "ldxb %r2, [%r1+8]\nand %r2, 7\nmov %r4, %r1\nadd %r4, %r2\nldxb %r5, [%r4]\njne %r5, 7, out\n"
+	  "jne %r2, 0, out\nldxb %r0, [%r1]\nexit\nout:\nmov %r0, 7\nexit\n", {0}, 0,
+	  { { ISA_JEQ, 7 } }, true, {0} },
+	{ "an offset known after the load, another byte",
+	  "ldxb %r2, [%r1+8]\nand %r2, 7\nmov %r4, %r1\nadd %r4, %r2\nldxb %r5, [%r4]\njne %r5, 7, out\n"
+	  "jne %r2, 1, out\nldxb %r0, [%r1]\nexit\nout:\nmov %r0, 7\nexit\n", {0}, 0,
+	  { { ISA_JEQ, 7 } }, false, { 0, 7, 0, 0, 0, 0, 0, 0, 1 } },
+	{ "a byte of a wider load at an offset known after it",
+	  "ldxb %r2, [%r1+8]\nand %r2, 7\nmov %r4, %r1\nadd %r4, %r2\nldxh %r5, [%r4]\n"
+	  "and %r5, 0x300\njne %r5, 0x300, out\njne %r2, 0, out\nldxb %r0, [%r1+1]\nand %r0, 3\n"
+	  "exit\nout:\nmov %r0, 3\nexit\n", {0}, 0, { { ISA_JEQ, 3 } }, true, {0} },
+	{ "a byte of a wider load at another offset",
+	  "ldxb %r2, [%r1+8]\nand %r2, 7\nmov %r4, %r1\nadd %r4, %r2\nldxh %r5, [%r4]\n"
+	  "and %r5, 0x300\njne %r5, 0x300, out\njne %r2, 1, out\nldxb %r0, [%r1+1]\nand %r0, 3\n"
+	  "exit\nout:\nmov %r0, 3\nexit\n", {0}, 0, { { ISA_JEQ, 3 } }, false,
+	  { 0, 0, 3, 0, 0, 0, 0, 0, 1 } },
+	/* `(b << 2) & 60` is `(b & 15) << 2`, the header length checked
+	 * before (absint_path.c absint_shifted) */
+	{ "a checked length shifted",
+	  "ldxb %r2, [%r1]\nmov %r3, %r2\nand %r3, 15\njlt %r3, 5, out\nmov %r0, %r2\nlsh %r0, 2\n"
+	  "and %r0, 60\nexit\nout:\nmov %r0, 20\nexit\n", {0}, 0, { { ISA_JGE, 20 } }, true, {0} },
+	{ "a length checked one too low, shifted",
+	  "ldxb %r2, [%r1]\nmov %r3, %r2\nand %r3, 15\njlt %r3, 4, out\nmov %r0, %r2\nlsh %r0, 2\n"
+	  "and %r0, 60\nexit\nout:\nmov %r0, 20\nexit\n", {0}, 0, { { ISA_JGE, 20 } }, false,
+	  { 4 } },
+	/* a case of a split against the path's facts and branches asked
+	 * again (absint.c facts_broken) */
+	{ "a case against a jeq not taken",
+	  "ldxb %r2, [%r1]\nand %r2, 3\nmov %r4, %r2\nadd %r4, 5\njeq %r4, 6, out\nmov %r0, %r2\n"
+	  "mul %r0, 2\nexit\nout:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JNE, 2 } }, true, {0} },
+	{ "a case the jeq allows",
+	  "ldxb %r2, [%r1]\nand %r2, 3\nmov %r4, %r2\nadd %r4, 5\njeq %r4, 7, out\nmov %r0, %r2\n"
+	  "mul %r0, 2\nexit\nout:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JNE, 2 } }, false, { 1 } },
+	{ "a case against a branch",
+	  "ldxb %r2, [%r1]\nand %r2, 3\nldxb %r3, [%r1+1]\njne %r3, 200, out\nldxb %r5, [%r1+2]\n"
+	  "mov %r4, %r3\nadd %r4, %r2\njgt %r4, %r5, out\njgt %r5, 200, out\nmov %r0, %r2\nexit\n"
+	  "out:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, true, {0} },
+	{ "a case the branch allows",
+	  "ldxb %r2, [%r1]\nand %r2, 3\nldxb %r3, [%r1+1]\njne %r3, 200, out\nldxb %r5, [%r1+2]\n"
+	  "mov %r4, %r3\nadd %r4, %r2\njgt %r4, %r5, out\njgt %r5, 201, out\nmov %r0, %r2\nexit\n"
+	  "out:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, false, { 1, 200, 201 } },
 };
 
 struct hook_arg { const struct pcase *c; };
