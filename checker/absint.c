@@ -837,15 +837,15 @@ static bool split_proves(struct walk *w, uint32_t cond, unsigned depth)
 		nc = 2 * SPLIT_CANDS;
 	for (k = 0; k < nc; k++) {
 		struct absint_val xv = get(w, cands[k]);
-		bool all = true;
+		bool all = true, b = is_bool(w, cands[k]);
 		uint64_t v;
 
 		for (v = xv.umin; all; v++) {
 			if ((v & ~xv.tm) == xv.tv) {
 				size_t mark = w->ntrail;
 
-				bool b = is_bool(w, cands[k]);
-
+				/* a boolean's case that does not hold alone may
+				 * with another value's cases (DEPTH) */
 				all = !case_refine(w, cands[k], v) || now_holds(w, cond) ||
 				      (depth && b && split_proves(w, cond, depth - 1));
 				undo_to(w, mark);

@@ -78,6 +78,8 @@ struct probe {
 	bool pending;                  /* cmps[ncmps - 1]'s direction not known yet */
 	bool bad;                      /* outside what the search models: give up */
 	uint64_t data, end;
+	enum interp_status status;     /* how the run ended, after how many */
+	uint64_t steps;                /* instructions */
 	/* not cleared per run (search_probe zeroes what is above): interp_init
 	 * sets ip up, and only cmps[0..ncmps) is ever read (20 KiB a run) */
 	struct interp ip;

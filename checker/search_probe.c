@@ -631,6 +631,8 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 			goto out;
 	}
 	interp_run(&pr->ip, f->sec, f->start, args, &res);
+	pr->status = res.status;
+	pr->steps = res.steps;
 	if (pr->bad)
 		goto out;
 	x = arena_alloc(a, sizeof(*x));
@@ -658,6 +660,16 @@ out:
 
 /* Probe and replay CD: 1 when the replay fails an assert (*SITE; WANT
  * >= 0: that one), else 0 (also when the probe left the model). */
+/* C checks nothing but the bound (its one assert; no state, handlers,
+ * counters or assumes): whether a run fails it is the probe's instruction count,
+ * the same interpreter on the same input as the replay (the caller
+ * replays the input it returns: check.c searched_worst). */
+static bool bound_only(const struct mon_check *c)
+{
+	return c->has_bound && c->nasserts == 1 && c->bound_site == 0 && !c->nvars &&
+	       !c->nhandlers && !c->ncounters && !c->nassumes;
+}
+
 int search_try(struct search *sr, const struct cand *cd, int want, unsigned *site,
 		    struct probe *pr)
 {
@@ -673,6 +685,14 @@ int search_try(struct search *sr, const struct cand *cd, int want, unsigned *sit
 	sr->tried = a;
 	if (!search_probe(sr, cd, a, &x, pr))
 		return 0;
+	if (bound_only(sr->c)) {
+		/* the monitor's one assert: insns <= bound at the exit */
+		if (pr->status != INTERP_EXIT || pr->steps <= sr->c->bound ||
+		    (want >= 0 && (unsigned)want != sr->c->bound_site))
+			return 0;
+		*site = sr->c->bound_site;
+		return 1;
+	}
 	if (replay_run(sr->l, sr->c, x, &rr) == 0 && rr.outcome == REPLAY_ASSERT_FAILED &&
 	    (want < 0 || rr.site == (unsigned)want)) {
 		*site = rr.site;
