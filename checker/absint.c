@@ -361,7 +361,8 @@ static struct absint_val cur(const struct walk *w, uint32_t id)
 }
 
 /* The value ID stands for: through SELECTs whose condition is decided
- * (the operand selected), its representative. */
+ * (by the operands' values, or one value compared with itself: the
+ * operand selected), its representative. */
 static uint32_t chosen(const struct walk *w, uint32_t id)
 {
 	unsigned n;
@@ -379,6 +380,8 @@ static uint32_t chosen(const struct walk *w, uint32_t id)
 		x = absint_extract(&x, 0, v->size, false);
 		y = absint_extract(&y, 0, v->size, false);
 		c = absint_cond(ISA_JEQ, true, &x, &y);
+		if (c < 0 && v->args[0] && find(w, v->args[0]) == find(w, v->args[1]))
+			c = 1;
 		if (c < 0 || !v->args[c ? 2 : 3])
 			break;
 		id = v->args[c ? 2 : 3];
@@ -480,19 +483,13 @@ static struct absint_val eval(struct walk *w, const struct ssa_insn *v)
 }
 
 /* SELECT V (just defined, VAL) whose condition the path decides: the
- * same value as the operand it selects. */
+ * same value as the operand it selects (chosen). */
 static void select_alias(struct walk *w, const struct ssa_insn *v, const struct absint_val *val)
 {
-	struct absint_val x = get(w, v->args[0]), y = get(w, v->args[1]);
-	int c;
+	uint32_t r = chosen(w, v->id);
 
-	x = absint_extract(&x, 0, v->size, false);
-	y = absint_extract(&y, 0, v->size, false);
-	c = absint_cond(ISA_JEQ, true, &x, &y);
-	if (c < 0 && v->args[0] && find(w, v->args[0]) == find(w, v->args[1]))
-		c = 1;
-	if (c >= 0 && v->args[c ? 2 : 3])
-		absint_alias(w, v->id, v->args[c ? 2 : 3], val);
+	if (r != v->id)
+		absint_alias(w, v->id, r, val);
 }
 
 static bool pure(enum ssa_kind k)
@@ -539,13 +536,19 @@ static struct absint_val reeval(struct walk *w, uint32_t id, unsigned depth)
 	return r;
 }
 
-static struct absint_val reeval_top(struct walk *w, uint32_t id)
+/* A new evaluation: what reeval memoised before is forgotten. */
+static void reeval_begin(struct walk *w)
 {
 	w->empty = false;
 	if (++w->now == 0) {      /* wrapped: forget every stamp */
 		memset(w->stamp, 0, sizeof(*w->stamp) * w->p->nvalues);
 		w->now = 1;
 	}
+}
+
+static struct absint_val reeval_top(struct walk *w, uint32_t id)
+{
+	reeval_begin(w);
 	return reeval(w, id, 48);
 }
 
@@ -738,8 +741,8 @@ static uint32_t refold(struct walk *w, uint32_t root, uint64_t *off)
  * offsets (refold: ihl known, by a case of a split or a branch after the
  * load) read the same bytes, with no write to their region between them:
  * the newer one becomes an alias of the older (the same bytes) or is met
- * with the older one's bytes and recorded as a part of it (inside it). The spec's exit read
- * `u8(pkt + 47)` then knows what the program's `*(u16 *)(tcp + 12)` was
+ * with the older one's bytes and recorded as a part of it (inside it).
+ * The spec's exit read `u8(pkt + 47)` then knows what the program's `*(u16 *)(tcp + 12)` was
  * tested for. At most REKEY_LOADS loads, the newest, of the cells a
  * lookup would scan; false: no run is left. */
 #define REKEY_LOADS 64u
@@ -750,11 +753,7 @@ static bool rekey(struct walk *w)
 	uint32_t root[REKEY_LOADS];
 	unsigned n = 0, j, k;
 
-	w->empty = false;
-	if (++w->now == 0) {
-		memset(w->stamp, 0, sizeof(*w->stamp) * w->p->nvalues);
-		w->now = 1;
-	}
+	reeval_begin(w);
 	for (i = w->ncells, scanned = 0; i-- > 0 && scanned < CELL_SCAN && n < REKEY_LOADS;
 	     scanned++) {
 		const struct cell *e = &w->cells[i];

@@ -130,14 +130,22 @@ static bool same_class(const uint32_t *canon, const struct ssa_insn *a, const st
 	return true;
 }
 
-uint32_t *absint_canon(const struct ssa_prog *p)
+/* Slots of an open-addressing table of value ids for N values (a power
+ * of two, at most half full). */
+static size_t table_slots(uint32_t n)
 {
-	uint32_t n = p->nvalues ? p->nvalues : 1, *canon, *tab, id;
-	size_t size = 64, mask;
+	size_t size = 64;
 
 	while (size < 2ull * n)
 		size *= 2;
-	mask = size - 1;
+	return size;
+}
+
+uint32_t *absint_canon(const struct ssa_prog *p)
+{
+	uint32_t n = p->nvalues ? p->nvalues : 1, *canon, *tab, id;
+	size_t size = table_slots(n), mask = size - 1;
+
 	canon = calloc(n, sizeof(*canon));
 	tab = calloc(size, sizeof(*tab));
 	if (!canon || !tab) {
@@ -193,14 +201,28 @@ static bool and_const(const struct ssa_prog *p, const struct ssa_insn *v, uint32
 	return *x != 0;
 }
 
+/* The slot of TAB (MASK + 1 slots) holding the first `X & M`, or the
+ * empty slot where it goes. */
+static size_t and_slot(const struct ssa_prog *p, const uint32_t *tab, size_t mask, uint32_t x,
+		       uint64_t m)
+{
+	size_t i;
+
+	for (i = (x * 0x9e3779b1u ^ m * 0x85ebca6bu) & mask; tab[i]; i = (i + 1) & mask) {
+		uint32_t x2;
+		uint64_t m2;
+
+		if (and_const(p, p->values[tab[i]], &x2, &m2) && x2 == x && m2 == m)
+			break;
+	}
+	return i;
+}
+
 bool absint_shifted(const struct ssa_prog *p, uint32_t *of, uint8_t *by)
 {
 	uint32_t n = p->nvalues, id, *tab;
-	size_t size = 64, mask, i;
+	size_t size = table_slots(n), mask = size - 1, i;
 
-	while (size < 2ull * n)
-		size *= 2;
-	mask = size - 1;
 	tab = calloc(size, sizeof(*tab));
 	if (!tab)
 		return false;
@@ -211,13 +233,7 @@ bool absint_shifted(const struct ssa_prog *p, uint32_t *of, uint8_t *by)
 
 		if (!p->values[id] || !and_const(p, p->values[id], &x, &c))
 			continue;
-		for (i = (x * 0x9e3779b1u ^ c * 0x85ebca6bu) & mask; tab[i]; i = (i + 1) & mask) {
-			uint32_t x2;
-			uint64_t c2;
-
-			if (and_const(p, p->values[tab[i]], &x2, &c2) && x2 == x && c2 == c)
-				break;
-		}
+		i = and_slot(p, tab, mask, x, c);
 		if (!tab[i])
 			tab[i] = id;
 	}
@@ -238,15 +254,10 @@ bool absint_shifted(const struct ssa_prog *p, uint32_t *of, uint8_t *by)
 			continue;
 		x = unmoved(p, l->args[0]);
 		m = c >> k->imm;
-		for (i = (x * 0x9e3779b1u ^ m * 0x85ebca6bu) & mask; tab[i]; i = (i + 1) & mask) {
-			uint32_t x2;
-			uint64_t c2;
-
-			if (and_const(p, p->values[tab[i]], &x2, &c2) && x2 == x && c2 == m) {
-				of[id] = tab[i];
-				by[id] = (uint8_t)k->imm;
-				break;
-			}
+		i = and_slot(p, tab, mask, x, m);
+		if (tab[i]) {
+			of[id] = tab[i];
+			by[id] = (uint8_t)k->imm;
 		}
 	}
 	free(tab);

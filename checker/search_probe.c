@@ -658,11 +658,9 @@ out:
 	return ok;
 }
 
-/* Probe and replay CD: 1 when the replay fails an assert (*SITE; WANT
- * >= 0: that one), else 0 (also when the probe left the model). */
 /* C checks nothing but the bound (its one assert; no state, handlers,
- * counters or assumes): whether a run fails it is the probe's instruction count,
- * the same interpreter on the same input as the replay (the caller
+ * counters or assumes): whether a run fails it is the probe's
+ * instruction count, the same interpreter on the same input as the replay (the caller
  * replays the input it returns: check.c searched_worst). */
 static bool bound_only(const struct mon_check *c)
 {
@@ -670,6 +668,9 @@ static bool bound_only(const struct mon_check *c)
 	       !c->nhandlers && !c->ncounters && !c->nassumes;
 }
 
+/* Probe and replay CD: 1 when the replay fails an assert (*SITE; WANT
+ * >= 0: that one), else 0 (also when the probe left the model). A
+ * bound-only check needs no replay (bound_only). */
 int search_try(struct search *sr, const struct cand *cd, int want, unsigned *site,
 		    struct probe *pr)
 {
