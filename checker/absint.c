@@ -26,7 +26,7 @@ static bool back(struct walk *w, uint32_t id, unsigned depth);
 
 /* Value ID (defined on the path) is also in T: met, and followed back;
  * false: no run is left. */
-static bool narrow(struct walk *w, uint32_t id, const struct absint_val *t, unsigned depth)
+bool absint_narrow(struct walk *w, uint32_t id, const struct absint_val *t, unsigned depth)
 {
 	struct absint_val y;
 
@@ -95,7 +95,7 @@ static bool disjoint(struct walk *w, const struct ssa_insn *v, const struct absi
 
 		t.tv = x->tv & m[i];
 		t.tm = (x->tm & m[i]) | ~lim;
-		if (!absint_sync(&t) || !narrow(w, v->args[i], &t, depth - 1))
+		if (!absint_sync(&t) || !absint_narrow(w, v->args[i], &t, depth - 1))
 			return false;
 	}
 	return true;
@@ -117,11 +117,11 @@ static bool whole(struct walk *w, uint32_t id, const struct absint_val *x, unsig
 			continue;
 		if (e->id == id) {
 			t = absint_invert_extract(x, (unsigned)e->off, e->size);
-			if (!narrow(w, e->root, &t, depth - 1))
+			if (!absint_narrow(w, e->root, &t, depth - 1))
 				return false;
 		} else if (e->root == id) {   /* and the parts of a narrowed value */
 			t = absint_extract(x, (unsigned)e->off, e->size, false);
-			if (!narrow(w, e->id, &t, depth - 1))
+			if (!absint_narrow(w, e->id, &t, depth - 1))
 				return false;
 		}
 	}
@@ -143,17 +143,17 @@ static bool back(struct walk *w, uint32_t id, unsigned depth)
 		return true;
 	x = w->env[id];
 	if (v->kind == SSA_PHI)
-		return narrow(w, w->phi_arg[id], &x, depth - 1);
+		return absint_narrow(w, w->phi_arg[id], &x, depth - 1);
 	if (v->kind == SSA_ALU) {
 		if (!const_operand(w, v, &y, &c, &lhs))
 			return disjoint(w, v, &x, depth);
 		if (!absint_invert_alu(v->op, v->is64, lhs, &x, c, &t))
 			return true;
-		return narrow(w, y, &t, depth - 1);
+		return absint_narrow(w, y, &t, depth - 1);
 	}
 	if (v->kind == SSA_EXTRACT) {
 		t = absint_invert_extract(&x, (unsigned)v->imm, v->size);
-		return narrow(w, v->args[0], &t, depth - 1);
+		return absint_narrow(w, v->args[0], &t, depth - 1);
 	}
 	if (v->kind == SSA_UNARY && (v->op == ISA_LE || v->op == ISA_BE || v->op == ISA_BSWAP) &&
 	    v->size >= 1 && v->size <= 8) {
@@ -161,13 +161,13 @@ static bool back(struct walk *w, uint32_t id, unsigned depth)
 		 * are the same op of X's (an involution), the rest any */
 		t = absint_unary(v->op, v->is64, v->size, &x);
 		t = absint_invert_extract(&t, 0, v->size);
-		return narrow(w, v->args[0], &t, depth - 1);
+		return absint_narrow(w, v->args[0], &t, depth - 1);
 	}
 	return whole(w, id, &x, depth);
 }
 
 /* `x op x`: 1 always true, 0 always false, -1 either (JSET: x != 0). */
-static int reflexive(unsigned op)
+int absint_reflexive(unsigned op)
 {
 	switch (op) {
 	case ISA_JEQ: case ISA_JGE: case ISA_JLE: case ISA_JSGE: case ISA_JSLE:
@@ -190,7 +190,7 @@ static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint3
 
 	if (f >= 0 && f != taken)
 		return false;
-	if (one && a != 0 && reflexive(op) >= 0 && reflexive(op) != taken)
+	if (one && a != 0 && absint_reflexive(op) >= 0 && absint_reflexive(op) != taken)
 		return false;
 	if (f < 0 && absint_cond(op, is64, &x, &y) < 0)
 		absint_cell_push(w, &(struct cell){ .kind = C_BRANCH, .root = a, .b = b,
@@ -207,7 +207,7 @@ static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint3
 	return back(w, find(w, a), BACK_DEPTH) && (one || back(w, find(w, b), BACK_DEPTH));
 }
 
-static bool is_bool(const struct walk *w, uint32_t id)
+bool absint_is_bool(const struct walk *w, uint32_t id)
 {
 	struct absint_val v = get(w, id);
 
@@ -232,7 +232,7 @@ static bool is_one(const struct walk *w, uint32_t id)
 
 /* Value ID is non-zero (TRUTH) or zero on this path: restrict it and what
  * it is computed from (comparisons, and/or/not of booleans). */
-static bool refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth)
+bool absint_refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth)
 {
 	const struct ssa_insn *v = w->p->values[id];
 	struct absint_val zero = absint_const(0), x;
@@ -250,20 +250,20 @@ static bool refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth)
 			return false;
 		/* x == 0 / x != 0 of a boolean x */
 		if ((v->op == ISA_JEQ || v->op == ISA_JNE) && v->args[1] != 0 &&
-		    is_zero(w, v->args[1]) && is_bool(w, v->args[0]))
-			return refine_bool(w, v->args[0], (v->op == ISA_JNE) == truth, depth + 1);
+		    is_zero(w, v->args[1]) && absint_is_bool(w, v->args[0]))
+			return absint_refine_bool(w, v->args[0], (v->op == ISA_JNE) == truth, depth + 1);
 		return true;
 	}
-	if (v->kind != SSA_ALU || !v->is64 || !is_bool(w, v->args[0]) || !is_bool(w, v->args[1]))
+	if (v->kind != SSA_ALU || !v->is64 || !absint_is_bool(w, v->args[0]) || !absint_is_bool(w, v->args[1]))
 		return true;
 	if (v->op == ISA_AND && truth)
-		return refine_bool(w, v->args[0], true, depth + 1) &&
-		       refine_bool(w, v->args[1], true, depth + 1);
+		return absint_refine_bool(w, v->args[0], true, depth + 1) &&
+		       absint_refine_bool(w, v->args[1], true, depth + 1);
 	if (v->op == ISA_OR && !truth)
-		return refine_bool(w, v->args[0], false, depth + 1) &&
-		       refine_bool(w, v->args[1], false, depth + 1);
+		return absint_refine_bool(w, v->args[0], false, depth + 1) &&
+		       absint_refine_bool(w, v->args[1], false, depth + 1);
 	if (v->op == ISA_XOR && is_one(w, v->args[1]))
-		return refine_bool(w, v->args[0], !truth, depth + 1);
+		return absint_refine_bool(w, v->args[0], !truth, depth + 1);
 	return true;
 }
 
@@ -451,7 +451,7 @@ static struct absint_val eval_with(struct walk *w, const struct ssa_insn *v,
 			c = absint_fact_decide(w, v->op, true, v->args[0], v->args[1]);
 		if (c < 0 && v->args[0] && v->args[1] &&
 		    chosen(w, v->args[0]) == chosen(w, v->args[1]))
-			c = reflexive(v->op);
+			c = absint_reflexive(v->op);
 		return c < 0 ? absint_width(1, false) : absint_const((uint64_t)c);
 	case SSA_PKTW:
 		/* the encoder's pktw (smt_mem.c): false at entry, true after a
@@ -492,7 +492,7 @@ static void select_alias(struct walk *w, const struct ssa_insn *v, const struct 
 		absint_alias(w, v->id, r, val);
 }
 
-static bool pure(enum ssa_kind k)
+bool absint_pure(enum ssa_kind k)
 {
 	return k == SSA_ALU || k == SSA_UNARY || k == SSA_EXTRACT || k == SSA_INSERT ||
 	       k == SSA_SELECT || k == SSA_CMP || k == SSA_PHI;
@@ -501,7 +501,7 @@ static bool pure(enum ssa_kind k)
 /* ID computed again from its operands' values now (refined by the edges
  * and assumes since it was defined), met with its value: both hold of the
  * one value on this path. DEPTH bounds the operand chains followed. */
-static struct absint_val reeval(struct walk *w, uint32_t id, unsigned depth)
+struct absint_val absint_reeval(struct walk *w, uint32_t id, unsigned depth)
 {
 	const struct ssa_insn *v;
 	struct absint_val args[4], r;
@@ -509,7 +509,7 @@ static struct absint_val reeval(struct walk *w, uint32_t id, unsigned depth)
 
 	id = find(w, id);           /* an alias: its representative's value */
 	v = w->p->values[id];
-	if (id == 0 || depth == 0 || !pure(v->kind))
+	if (id == 0 || depth == 0 || !absint_pure(v->kind))
 		return get(w, id);
 	if (!w->def[id])
 		return absint_top();
@@ -517,15 +517,15 @@ static struct absint_val reeval(struct walk *w, uint32_t id, unsigned depth)
 		return w->memo[id];
 	w->r->steps++;
 	if (v->kind == SSA_PHI) {
-		r = reeval(w, w->phi_arg[id], depth - 1);
+		r = absint_reeval(w, w->phi_arg[id], depth - 1);
 	} else {
 		for (i = 0; i < v->nargs && i < 4; i++)
-			args[i] = reeval(w, v->args[i], depth - 1);
+			args[i] = absint_reeval(w, v->args[i], depth - 1);
 		w->in_reeval++;
 		r = eval_with(w, v, args);
 		w->in_reeval--;
 		if (w->shl_of[id])
-			shifted(w, id, &r, reeval(w, w->shl_of[id], depth - 1));
+			shifted(w, id, &r, absint_reeval(w, w->shl_of[id], depth - 1));
 	}
 	if (!absint_meet(&r, &w->env[id])) {
 		r = w->env[id];   /* no run gets here: keep the plain value */
@@ -537,7 +537,7 @@ static struct absint_val reeval(struct walk *w, uint32_t id, unsigned depth)
 }
 
 /* A new evaluation: what reeval memoised before is forgotten. */
-static void reeval_begin(struct walk *w)
+void absint_reeval_begin(struct walk *w)
 {
 	w->empty = false;
 	if (++w->now == 0) {      /* wrapped: forget every stamp */
@@ -546,318 +546,10 @@ static void reeval_begin(struct walk *w)
 	}
 }
 
-static struct absint_val reeval_top(struct walk *w, uint32_t id)
+struct absint_val absint_reeval_top(struct walk *w, uint32_t id)
 {
-	reeval_begin(w);
-	return reeval(w, id, 48);
-}
-
-/* After reeval_top of a failing assert's condition (the same query):
- * true when no run follows this path. Either that evaluation met a value
- * with an empty set, or an earlier assume on the path (C_ASSUME: one its
- * refinement did not decide, an or of comparisons) is false when computed
- * again from what the path has learnt since (branches taken after it).
- * Every run through the assert passed that assume and satisfied it, so
- * the assert holds on this path vacuously. At most ASSUME_SCAN assumes,
- * newest first. */
-#define ASSUME_SCAN 64u
-static bool infeasible(struct walk *w)
-{
-	size_t i, n = 0;
-
-	if (w->empty)
-		return true;
-	for (i = w->ncells; i-- > 0 && n < ASSUME_SCAN;) {
-		const struct cell *e = &w->cells[i];
-
-		if (e->kind != C_ASSUME)
-			continue;
-		n++;
-		(void)reeval(w, e->id, 48);
-		if (w->empty)
-			return true;
-	}
-	return false;
-}
-
-/* Values of the cone of pure values under ID (reps, at most SPLIT_SEEN
- * visited) whose abstract value has 2 to SPLIT_MAX members: into OUT (at
- * most SPLIT_CANDS); their number. */
-#define SPLIT_SEEN  64u
-#define SPLIT_CANDS 8u
-#define SPLIT_MAX   16u
-#define SPLIT_DEPTH 1u     /* a boolean's case split again (two at once) */
-static unsigned members(const struct absint_val *x)
-{
-	uint64_t v;
-	unsigned n = 0;
-
-	if (x->umax - x->umin >= SPLIT_MAX)
-		return SPLIT_MAX + 1;
-	for (v = x->umin;; v++) {
-		if ((v & ~x->tm) == x->tv)
-			n++;
-		if (v == x->umax)
-			break;
-	}
-	return n;
-}
-
-static unsigned split_cands(struct walk *w, uint32_t id, uint32_t *out)
-{
-	uint32_t seen[SPLIT_SEEN], stack[SPLIT_SEEN];
-	unsigned nseen = 0, nstack = 0, nout = 0, i, m;
-
-	stack[nstack++] = find(w, id);
-	while (nstack && nout < SPLIT_CANDS) {
-		uint32_t x = stack[--nstack];
-		const struct ssa_insn *v = w->p->values[x];
-		struct absint_val xv;
-
-		for (i = 0; i < nseen && seen[i] != x; i++)
-			;
-		if (i < nseen || nseen == SPLIT_SEEN || x == 0 || !w->def[x])
-			continue;
-		seen[nseen++] = x;
-		xv = get(w, x);
-		m = members(&xv);
-		if (m >= 2 && m <= SPLIT_MAX && x != find(w, id))
-			out[nout++] = x;
-		if (!pure(v->kind))
-			continue;
-		if (v->kind == SSA_PHI) {
-			if (nstack < SPLIT_SEEN)
-				stack[nstack++] = find(w, w->phi_arg[x]);
-			continue;
-		}
-		for (i = v->nargs; i-- > 0;)
-			if (nstack < SPLIT_SEEN)
-				stack[nstack++] = find(w, v->args[i]);
-	}
-	return nout;
-}
-
-/* The branches the path took that its values did not decide (C_BRANCH:
- * branch edges, assumes and a case's own refinement) asked again after a
- * case's refinement, by what the values are now: re-evaluated (`tcp + 20
- * > data_end` with ihl and data_end known) and one value since rekey
- * (`x != x`). True when one comes out the other way, so no run has the
- * case: each was true on the path where it was pushed. */
-static bool branches_broken(struct walk *w)
-{
-	size_t i;
-
-	for (i = w->ncells; i-- > 0;) {
-		const struct cell *e = &w->cells[i];
-		struct absint_val x, y;
-		uint32_t a, b;
-		int c;
-
-		w->r->steps++;
-		if (e->kind != C_BRANCH)
-			continue;
-		a = find(w, e->root);
-		b = find(w, e->b);
-		x = reeval(w, a, 48);
-		y = reeval(w, b, 48);
-		c = absint_cond(e->op, e->sx, &x, &y);
-		if (c < 0 && a == b && a)
-			c = reflexive(e->op);
-		if (w->empty || (c >= 0 && c != (int)e->off))
-			return true;
-	}
-	return false;
-}
-
-/* One case of a split: value ID is V on this path, and what it is
- * computed from follows (a boolean's comparisons and and/or operands,
- * refine_bool; else narrow's operand chains); false: no run has it. */
-static bool case_refine(struct walk *w, uint32_t id, uint64_t v)
-{
-	const struct ssa_insn *x = w->p->values[find(w, id)];
-	struct absint_val c = absint_const(v);
-
-	if (is_bool(w, id) && (x->kind == SSA_CMP || (x->kind == SSA_ALU && x->is64)))
-		return refine_bool(w, id, v != 0, 0);
-	return narrow(w, id, &c, BACK_DEPTH);
-}
-
-/* Cells I and J (I older) have no write to REGION between them. */
-static bool unwritten(const struct walk *w, size_t i, size_t j, uint16_t region)
-{
-	while (++i < j) {
-		const struct cell *e = &w->cells[i];
-
-		if (e->kind == C_WRITE && (e->region == ABSINT_MEM_ANY || e->region == region))
-			return false;
-	}
-	return true;
-}
-
-/* A load's address (cell root ROOT + *OFF) as what the path knows now:
- * additions of operands that re-evaluate to constants folded into *OFF;
- * ROOT_ABS when the whole address is a constant. */
-#define ROOT_ABS 0xffffffffu
-static uint32_t refold(struct walk *w, uint32_t root, uint64_t *off)
-{
-	unsigned n;
-
-	for (n = 0; n < 16; n++) {
-		const struct ssa_insn *v = w->p->values[find(w, root)];
-		struct absint_val x, y;
-		uint64_t c;
-
-		root = find(w, root);
-		x = reeval(w, root, 48);
-		if (absint_is_const(&x, &c)) {
-			*off += c;
-			return ROOT_ABS;
-		}
-		if (v->kind != SSA_ALU || !v->is64 || v->nargs < 2)
-			break;
-		if (v->op == ISA_MOV) {
-			root = v->args[1];
-			continue;
-		}
-		if (v->op != ISA_ADD && v->op != ISA_SUB)
-			break;
-		y = reeval(w, v->args[1], 48);
-		if (absint_is_const(&y, &c)) {
-			*off += v->op == ISA_ADD ? c : -c;
-			root = v->args[0];
-			continue;
-		}
-		x = reeval(w, v->args[0], 48);
-		if (v->op != ISA_ADD || !absint_is_const(&x, &c))
-			break;
-		*off += c;
-		root = v->args[1];
-	}
-	return root;
-}
-
-/* Loads whose addresses were different values (a packet offset through a
- * header length: `data + ihl * 4 + 12`) and now fold to the same root and
- * offsets (refold: ihl known, by a case of a split or a branch after the
- * load) read the same bytes, with no write to their region between them:
- * the newer one becomes an alias of the older (the same bytes) or is met
- * with the older one's bytes and recorded as a part of it (inside it).
- * The spec's exit read `u8(pkt + 47)` then knows what the program's `*(u16 *)(tcp + 12)` was
- * tested for. At most REKEY_LOADS loads, the newest, of the cells a
- * lookup would scan; false: no run is left. */
-#define REKEY_LOADS 64u
-static bool rekey(struct walk *w)
-{
-	size_t at[REKEY_LOADS], i, scanned;
-	uint64_t addr[REKEY_LOADS];
-	uint32_t root[REKEY_LOADS];
-	unsigned n = 0, j, k;
-
-	reeval_begin(w);
-	for (i = w->ncells, scanned = 0; i-- > 0 && scanned < CELL_SCAN && n < REKEY_LOADS;
-	     scanned++) {
-		const struct cell *e = &w->cells[i];
-
-		w->r->steps++;
-		if (e->kind != C_LOAD || (e->root & ROOT_CONST))
-			continue;
-		addr[n] = e->off;
-		root[n] = refold(w, e->root, &addr[n]);
-		at[n++] = i;
-	}
-	for (j = 0; j < n; j++) {
-		const struct cell *nj = &w->cells[at[j]];
-
-		for (k = j + 1; k < n; k++) {
-			const struct cell *ni = &w->cells[at[k]];
-			uint64_t d = addr[j] - addr[k];
-			struct absint_val x, y;
-
-			if (root[j] != root[k] || ni->region != nj->region || d >= 8 ||
-			    d + nj->size > ni->size)
-				continue;
-			if (!unwritten(w, at[k], at[j], nj->region) ||
-			    find(w, nj->id) == find(w, ni->id))
-				break;
-			x = get(w, ni->id);
-			y = get(w, nj->id);
-			if (d == 0 && nj->size == ni->size && nj->sx == ni->sx) {
-				if (!absint_meet(&x, &y))
-					return false;
-				absint_alias(w, nj->id, ni->id, &y);
-			} else if (!nj->sx) {
-				x = absint_extract(&x, (unsigned)d, nj->size, false);
-				if (!narrow(w, nj->id, &x, BACK_DEPTH))
-					return false;
-				absint_cell_push(w, &(struct cell){ .kind = C_PART,
-					.root = find(w, ni->id), .id = find(w, nj->id), .off = d,
-					.size = nj->size });
-			}
-			break;
-		}
-	}
-	return true;
-}
-
-/* What is known on this path now (after a case's refinement) proves
- * the assert of condition COND on it: loads re-keyed, COND re-evaluated
- * non-zero, or the path (the case) has no run: an assume or a fact
- * asked again is false. Undone by the caller. */
-static bool now_holds(struct walk *w, uint32_t cond)
-{
-	struct absint_val r;
-
-	if (!rekey(w))
-		return true;
-	r = reeval_top(w, cond);
-	return w->empty || !absint_contains(&r, 0) || infeasible(w) || branches_broken(w);
-}
-
-/* The assert's condition COND may be 0 as a whole: true when, for some
- * value X of its cone with a few possible values, COND re-evaluated with
- * X each one of them in turn is never 0 (or the path is infeasible with
- * it). Every run on this path gives X one of those values (the members of
- * its abstract value are a superset of them), so the assert holds on it:
- * a case split, for `ret in {XDP_PASS, XDP_TX, XDP_REDIRECT}` of a ret
- * known only as {2, 4}. */
-static bool split_proves(struct walk *w, uint32_t cond, unsigned depth)
-{
-	uint32_t cands[2 * SPLIT_CANDS];
-	unsigned nc = split_cands(w, cond, cands), k;
-	size_t i;
-
-	/* and of the path's pending assumes (an or the walk could not
-	 * refine: a case of it may contradict the path) */
-	for (i = w->ncells; i-- > 0 && nc < SPLIT_CANDS;) {
-		if (w->cells[i].kind == C_ASSUME)
-			nc += split_cands(w, w->cells[i].id, cands + nc);
-	}
-	if (nc > 2 * SPLIT_CANDS)
-		nc = 2 * SPLIT_CANDS;
-	for (k = 0; k < nc; k++) {
-		struct absint_val xv = get(w, cands[k]);
-		bool all = true, b = is_bool(w, cands[k]);
-		uint64_t v;
-
-		for (v = xv.umin; all; v++) {
-			if ((v & ~xv.tm) == xv.tv) {
-				size_t mark = w->ntrail;
-
-				/* a boolean's case that does not hold alone may
-				 * with another value's cases (DEPTH) */
-				all = !case_refine(w, cands[k], v) || now_holds(w, cond) ||
-				      (depth && b && split_proves(w, cond, depth - 1));
-				undo_to(w, mark);
-			}
-			if (v == xv.umax || w->r->steps > w->o->budget)
-				break;
-		}
-		if (all)
-			return true;
-		if (w->r->steps > w->o->budget)
-			return false;
-	}
-	return false;
+	absint_reeval_begin(w);
+	return absint_reeval(w, id, 48);
 }
 
 static void give_up(struct walk *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -913,23 +605,23 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 			w->phi_arg[v->id] = v->args[edge];
 		} else if (v->kind == SSA_ASSUME) {
 			c = get(w, v->args[0]);
-			if (!refine_bool(w, v->args[0], true, 0))
+			if (!absint_refine_bool(w, v->args[0], true, 0))
 				return false;
 			if (absint_contains(&c, 0) && v->args[0] != 0)
 				absint_cell_push(w, &(struct cell){ .kind = C_ASSUME, .id = v->args[0] });
 		} else if (v->kind == SSA_ASSERT) {
 			c = get(w, v->args[0]);
 			if (absint_contains(&c, 0)) {
-				c = reeval_top(w, v->args[0]);
+				c = absint_reeval_top(w, v->args[0]);
 				if (absint_contains(&c, 0)) {
 					size_t mark = w->ntrail;
 					bool ok;
 
-					if (infeasible(w))
+					if (absint_infeasible(w))
 						return false;
-					ok = now_holds(w, v->args[0]);
+					ok = absint_now_holds(w, v->args[0]);
 					undo_to(w, mark);
-					if (ok || split_proves(w, v->args[0], SPLIT_DEPTH))
+					if (ok || absint_split_proves(w, v->args[0], SPLIT_DEPTH))
 						c = absint_const(1);
 				}
 			}

@@ -205,4 +205,36 @@ int absint_fact_decide(const struct walk *w, unsigned op, bool is64, uint32_t a,
 /* The path takes `A op B` (op JEQ or JNE). */
 void absint_fact_push(struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b);
 
+/* absint.c, for absint_split.c: */
+/* Narrow value ID to T and what it is computed from (back), DEPTH deep. */
+bool absint_narrow(struct walk *w, uint32_t id, const struct absint_val *t, unsigned depth);
+/* 1: `x op x` is true for op, 0: false, -1: it depends. */
+int absint_reflexive(unsigned op);
+/* ID is defined on the path and its value is 0 or 1. */
+bool absint_is_bool(const struct walk *w, uint32_t id);
+/* The path has boolean ID equal to TRUTH: refine what it compares. */
+bool absint_refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth);
+/* A value of kind K depends on its operands only (computed again, it is
+ * the same value). */
+bool absint_pure(enum ssa_kind k);
+/* ID computed again from its operands' values now (refined since it was
+ * defined), met with its value; DEPTH bounds the operand chains followed.
+ * absint_reeval_begin forgets what was memoised; absint_reeval_top is a
+ * new evaluation of ID (48 deep). */
+struct absint_val absint_reeval(struct walk *w, uint32_t id, unsigned depth);
+void absint_reeval_begin(struct walk *w);
+struct absint_val absint_reeval_top(struct walk *w, uint32_t id);
+
+/* A boolean's case split within a case split (two at once). */
+#define SPLIT_DEPTH 1u
+
+/* absint_split.c: a failing assert's condition COND on this path. */
+/* No run follows this path (after absint_reeval_top of the condition). */
+bool absint_infeasible(struct walk *w);
+/* COND is true when evaluated again from the path's facts. */
+bool absint_now_holds(struct walk *w, uint32_t cond);
+/* A case split on COND's small-valued operands proves it in every case
+ * (DEPTH: splits within a split so far). */
+bool absint_split_proves(struct walk *w, uint32_t cond, unsigned depth);
+
 #endif
