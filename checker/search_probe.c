@@ -692,11 +692,13 @@ int search_try(struct search *sr, const struct cand *cd, int want, unsigned *sit
 		    (want >= 0 && (unsigned)want != sr->c->bound_site))
 			return 0;
 		*site = sr->c->bound_site;
+		sr->ok_reads = (unsigned)pr->reads.len;
 		return 1;
 	}
 	if (replay_run(sr->l, sr->c, x, &rr) == 0 && rr.outcome == REPLAY_ASSERT_FAILED &&
 	    (want < 0 || rr.site == (unsigned)want)) {
 		*site = rr.site;
+		sr->ok_reads = (unsigned)pr->reads.len;
 		found = 1;
 	}
 	replay_result_free(&rr);
