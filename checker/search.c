@@ -222,6 +222,7 @@ static void push(struct search *sr, const struct cand *cd)
 	n = malloc(sizeof(*n));
 	if (!n)
 		abort();
+	sr->pushed++;
 	memcpy(n, cd, sizeof(*n));
 	sr->q[(sr->qhead + sr->qlen++) % S_QUEUE] = n;
 }
@@ -295,6 +296,31 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 }
 
 /* New candidates from branch C of a run of CD: make its other side run. */
+/* When no value of the branch's operands appears in the input (a load
+ * masked or shifted before the comparison: `tcp->syn && tcp->fin` is
+ * `(w & 0x300) == 0x300` of the flags word) but the compared register
+ * holds packet bytes (the probe's track): those bytes all ones, all zeros,
+ * and the other operand in either byte order. */
+static void flip_origin(struct search *sr, const struct cand *cd, const struct cmp *c,
+			struct cand *t)
+{
+	uint32_t off = c->org - 1u, n = c->orgsz & ~ORG_CHANGED, i;
+	uint64_t y = c->jset ? (c->taken ? 0 : c->b) : c->b;
+	unsigned v;
+
+	if (!c->org || !(c->orgsz & ORG_CHANGED) || !n || n > 8 || off + n > cd->len)
+		return;
+	for (v = 0; v < 4; v++) {
+		memcpy(t, cd, sizeof(*t));
+		for (i = 0; i < n; i++) {
+			unsigned sh = 8 * (v == 3 ? n - 1 - i : i);
+
+			t->pkt[off + i] = v == 0 ? 0xff : v == 1 ? 0 : (uint8_t)(y >> sh);
+		}
+		push(sr, t);
+	}
+}
+
 static void flip(struct search *sr, const struct cand *cd, struct probe *pr, const struct cmp *c,
 		 struct cand *t)
 {
@@ -360,6 +386,7 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 		if (sr->plain_ctx)
 			subst_bytes(sr, cd, t, t->ctx, cd->ctx, CTX_SIZE, x, y);
 	}
+	flip_origin(sr, cd, c, t);
 }
 
 /* True for the first S_FLIPS runs that want C's other side: the runs

@@ -40,12 +40,17 @@ struct cand {
 	uint8_t wr[S_WR][S_ENTSZ];     /* bytes helpers write into the stack, in order */
 };
 
+#define ORG_CHANGED 0x80u
+
 struct cmp {                           /* a conditional jump the probe ran */
 	int sec;
 	uint32_t slot;
 	uint64_t a, b;
 	bool is32, taken;
 	bool jset;                     /* a & b, not a comparison */
+	uint16_t org;                  /* a came from packet bytes [org - 1, +orgsz)
+	                                * (a load, then operations with constants); 0: not known */
+	uint8_t orgsz;                 /* | ORG_CHANGED: not the bytes as loaded */
 };
 
 struct pcall {                         /* what the probe knows of call k */
@@ -80,6 +85,13 @@ struct probe {
 	uint64_t data, end;
 	enum interp_status status;     /* how the run ended, after how many */
 	uint64_t steps;                /* instructions */
+	/* by register: the packet bytes its value was loaded from, + 1 (a
+	 * load, then operations with constants; 0: none), and the last
+	 * instruction seen, whose effect the next p_insn applies */
+	uint16_t org[ISA_NREGS];
+	uint8_t orgsz[ISA_NREGS];
+	const struct insn *prev;
+	uint64_t prev_addr;
 	/* not cleared per run (search_probe zeroes what is above): interp_init
 	 * sets ip up, and only cmps[0..ncmps) is ever read (20 KiB a run) */
 	struct interp ip;
@@ -106,6 +118,7 @@ struct search {
 	struct hint **hints;           /* one per spec condition: what it sets */
 	unsigned nhints;
 	unsigned runs;
+	unsigned pushed;               /* candidates queued so far */
 	unsigned ok_reads;             /* kernel reads of the last try that failed
 	                                * the assert (search_try returned 1) */
 	bool gave_up;

@@ -328,6 +328,47 @@ static int p_unmapped(void *arg, struct interp *ip, uint64_t addr, uint32_t size
 	return 0;
 }
 
+/* The effect of the instruction before (pr->prev) on which registers hold
+ * packet bytes (flip's last resort: a compared value that is a masked or
+ * shifted load appears nowhere in the input). A guess for choosing
+ * inputs, nothing more: a bpf-to-bpf call's saved registers are not
+ * restored here. */
+static void track(struct probe *pr)
+{
+	const struct insn *in = pr->prev;
+	uint64_t a = pr->prev_addr;
+	enum isa_kind k;
+	unsigned r;
+
+	if (!in)
+		return;
+	k = isa_table[in->op].kind;
+	if (k == ISA_K_LDX) {
+		pr->org[in->dst] = 0;
+		if (pr->sr->has_pkt && a >= pr->data && a + in->size <= pr->end &&
+		    a - pr->data < S_PKT) {
+			pr->org[in->dst] = (uint16_t)(a - pr->data + 1);
+			pr->orgsz[in->dst] = in->size;
+		}
+	} else if (k == ISA_K_ALU && in->op == ISA_MOV) {
+		pr->org[in->dst] = in->srcreg ? pr->org[in->src] : 0;
+		pr->orgsz[in->dst] = in->srcreg ? pr->orgsz[in->src] : 0;
+	} else if (k == ISA_K_ALU || k == ISA_K_NEG || k == ISA_K_END) {
+		if (in->srcreg && k == ISA_K_ALU)
+			pr->org[in->dst] = 0;
+		else                   /* with a constant: still those bytes, changed */
+			pr->orgsz[in->dst] |= ORG_CHANGED;
+	} else if (k == ISA_K_CALL || k == ISA_K_CALLX) {
+		for (r = 0; r <= 5; r++)
+			pr->org[r] = 0;
+	} else if (k == ISA_K_LDDW || k == ISA_K_MOVSX || k == ISA_K_LDPKT) {
+		pr->org[in->dst] = 0;
+	} else if (k == ISA_K_ATOMIC) {
+		pr->org[0] = 0;
+		pr->org[in->src] = 0;
+	}
+}
+
 static void p_insn(void *arg, int sec, uint32_t slot, const uint64_t regs[ISA_NREGS])
 {
 	struct probe *pr = arg;
@@ -339,11 +380,14 @@ static void p_insn(void *arg, int sec, uint32_t slot, const uint64_t regs[ISA_NR
 		c->taken = !(sec == c->sec && slot == c->slot + 1);
 		pr->pending = false;
 	}
-	if (sec < 0 || (uint32_t)sec >= pr->o->nsections || slot >= pr->o->sections[sec].nslots ||
-	    pr->ncmps >= S_CMPS)
+	track(pr);
+	pr->prev = NULL;
+	if (sec < 0 || (uint32_t)sec >= pr->o->nsections || slot >= pr->o->sections[sec].nslots)
 		return;
 	in = &pr->l->insns[sec][slot];
-	if (isa_table[in->op].kind != ISA_K_JCOND)
+	pr->prev = in;
+	pr->prev_addr = regs[in->src] + (uint64_t)(int64_t)in->off;
+	if (isa_table[in->op].kind != ISA_K_JCOND || pr->ncmps >= S_CMPS)
 		return;
 	c = &pr->cmps[pr->ncmps++];
 	c->sec = sec;
@@ -352,6 +396,8 @@ static void p_insn(void *arg, int sec, uint32_t slot, const uint64_t regs[ISA_NR
 	c->b = in->srcreg ? regs[in->src] : (uint64_t)(int64_t)in->imm;
 	c->is32 = !in->is64;
 	c->jset = in->op == ISA_JSET;
+	c->org = pr->org[in->dst];
+	c->orgsz = pr->orgsz[in->dst];
 	if (c->is32) {
 		c->a &= 0xffffffffull;
 		c->b &= 0xffffffffull;
