@@ -222,7 +222,6 @@ static void push(struct search *sr, const struct cand *cd)
 	n = malloc(sizeof(*n));
 	if (!n)
 		abort();
-	sr->pushed++;
 	memcpy(n, cd, sizeof(*n));
 	sr->q[(sr->qhead + sr->qlen++) % S_QUEUE] = n;
 }
@@ -295,12 +294,12 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 	}
 }
 
-/* New candidates from branch C of a run of CD: make its other side run. */
-/* When no value of the branch's operands appears in the input (a load
- * masked or shifted before the comparison: `tcp->syn && tcp->fin` is
- * `(w & 0x300) == 0x300` of the flags word) but the compared register
- * holds packet bytes (the probe's track): those bytes all ones, all zeros,
- * and the other operand in either byte order. */
+/* Branch C compares a register holding packet bytes changed by a
+ * constant operation (the probe's track): a masked or shifted load, whose
+ * value appears nowhere in the input (`tcp->syn && tcp->fin` is
+ * `(w & 0x300) == 0x300` of the flags word), so substitution cannot flip
+ * it. Candidates with those bytes all ones, all zeros, and the other
+ * operand in either byte order. */
 static void flip_origin(struct search *sr, const struct cand *cd, const struct cmp *c,
 			struct cand *t)
 {
@@ -321,6 +320,7 @@ static void flip_origin(struct search *sr, const struct cand *cd, const struct c
 	}
 }
 
+/* New candidates from branch C of a run of CD: make its other side run. */
 static void flip(struct search *sr, const struct cand *cd, struct probe *pr, const struct cmp *c,
 		 struct cand *t)
 {

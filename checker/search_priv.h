@@ -118,7 +118,6 @@ struct search {
 	struct hint **hints;           /* one per spec condition: what it sets */
 	unsigned nhints;
 	unsigned runs;
-	unsigned pushed;               /* candidates queued so far */
 	unsigned ok_reads;             /* kernel reads of the last try that failed
 	                                * the assert (search_try returned 1) */
 	bool gave_up;
