@@ -209,9 +209,30 @@ size_t arena_used(const struct arena *a)
 	return a->handed_out;
 }
 
+/* Grow V to NCAP elements where it is: true when its array is the last
+ * allocation of A's current chunk and the chunk has room (the common case
+ * of one vector filled at a time: no copy, and the old array is not left
+ * behind as pages touched for nothing). */
+static bool vec_grow_in_place(struct arena *a, struct vec *v, size_t ncap, size_t elem_size)
+{
+	struct chunk *c = a->head;
+	size_t old = (v->cap * elem_size + 15) & ~(size_t)15;
+	size_t need = (ncap * elem_size + 15) & ~(size_t)15;
+
+	if (!c || !v->cap || (unsigned char *)v->data + old != c->data + c->used ||
+	    c->size - c->used < need - old)
+		return false;
+	if (!c->mapped)
+		memset(c->data + c->used, 0, need - old);
+	c->used += need - old;
+	a->handed_out += need - old;
+	v->cap = ncap;
+	return true;
+}
+
 void *vec_push(struct arena *a, struct vec *v, size_t elem_size)
 {
-	if (v->len == v->cap) {
+	if (v->len == v->cap && !vec_grow_in_place(a, v, v->cap * 2, elem_size)) {
 		size_t ncap = v->cap ? v->cap * 2 : 8;
 		void *nd = arena_alloc(a, ncap * elem_size);
 

@@ -20,6 +20,18 @@ static uint64_t mix(uint64_t h)
 	return h;
 }
 
+/* Slots for a table of at most KEYS keys: a power of two above them (the
+ * table never fills), at most MAX (the size it had when fixed; past that
+ * a full table treats a new key as seen, as it did). */
+static unsigned table_size(uint64_t keys, unsigned max)
+{
+	unsigned n = 16;
+
+	while (n <= keys && n < max)
+		n *= 2;
+	return n;
+}
+
 /* Insert KEY into the table T of N slots; false if it was there. */
 static bool set_add(uint64_t *t, unsigned n, uint64_t key)
 {
@@ -213,17 +225,98 @@ static bool budget_full(const struct search *sr)
 	return sr->runs + sr->qlen >= sr->budget || sr->qlen >= S_QUEUE;
 }
 
+/* A queued candidate: the runs of bytes where it differs from background
+ * BG (each a struct qrun, then its bytes). A candidate is 4 KiB, mostly
+ * background, and far more are queued than run (trace_exec's worst case:
+ * 44 queued, 12 run): whole copies were most of the pages a search
+ * touched, and a fresh page costs more than the rest of a try on a
+ * virtual machine that shadows page tables (docs/performance.md). */
+struct qent {
+	uint8_t bg;
+	uint32_t size;                 /* bytes of data */
+	uint8_t data[];
+};
+
+struct qrun {
+	uint16_t off, len;
+};
+
+#define QRUN_GAP 8u                    /* equal bytes shorter than this stay inside a run */
+
+static struct qent *encode(const struct search *sr, const struct cand *cd)
+{
+	/* the patterned background when its last map entry still has the pattern */
+	unsigned bg = !memcmp(cd->ent[S_ENTS - 1], sr->bg[1].ent[S_ENTS - 1], S_ENTSZ);
+	const uint8_t *p = (const uint8_t *)cd, *b = (const uint8_t *)&sr->bg[bg];
+	uint8_t buf[sizeof(struct cand) + sizeof(struct cand) / QRUN_GAP * sizeof(struct qrun)];
+	size_t i = 0, n = 0, k;
+	struct qent *e;
+
+	while (i < sizeof(*cd)) {
+		struct qrun r;
+		uint64_t x, y;
+
+		if (i % 64 == 0 && i + 64 <= sizeof(*cd) && !memcmp(p + i, b + i, 64)) {
+			i += 64;               /* mostly equal: a block a step */
+			continue;
+		}
+		if (i + 8 <= sizeof(*cd)) {
+			memcpy(&x, p + i, 8);
+			memcpy(&y, b + i, 8);
+			if (x == y) {
+				i += 8;
+				continue;
+			}
+		}
+		if (p[i] == b[i]) {
+			i++;
+			continue;
+		}
+		r.off = (uint16_t)i;
+		for (k = i + 1; k < sizeof(*cd); k++) {
+			size_t j = k;
+
+			while (j < sizeof(*cd) && j < k + QRUN_GAP && p[j] == b[j])
+				j++;
+			if (j == sizeof(*cd) || j == k + QRUN_GAP)
+				break;
+			k = j;
+		}
+		r.len = (uint16_t)(k - i);
+		memcpy(buf + n, &r, sizeof(r));
+		memcpy(buf + n + sizeof(r), p + i, r.len);
+		n += sizeof(r) + r.len;
+		i = k;
+	}
+	e = malloc(sizeof(*e) + n);
+	if (!e)
+		abort();
+	e->bg = (uint8_t)bg;
+	e->size = (uint32_t)n;
+	memcpy(e->data, buf, n);
+	return e;
+}
+
+static void decode(const struct search *sr, const struct qent *e, struct cand *cd)
+{
+	uint8_t *p = (uint8_t *)cd;
+	size_t n = 0;
+
+	memcpy(cd, &sr->bg[e->bg], sizeof(*cd));
+	while (n < e->size) {
+		struct qrun r;
+
+		memcpy(&r, e->data + n, sizeof(r));
+		memcpy(p + r.off, e->data + n + sizeof(r), r.len);
+		n += sizeof(r) + r.len;
+	}
+}
+
 static void push(struct search *sr, const struct cand *cd)
 {
-	struct cand *n;
-
-	if (budget_full(sr) || !set_add(sr->seen, ARRAY_SIZE(sr->seen), cand_hash(cd)))
+	if (budget_full(sr) || !set_add(sr->seen, sr->nseen, cand_hash(cd)))
 		return;
-	n = malloc(sizeof(*n));
-	if (!n)
-		abort();
-	memcpy(n, cd, sizeof(*n));
-	sr->q[(sr->qhead + sr->qlen++) % S_QUEUE] = n;
+	sr->q[(sr->qhead + sr->qlen++) % sr->qcap] = encode(sr, cd);
 }
 
 /* Replace the W-byte encodings (both byte orders) of X in BUF[0..N) by Y
@@ -401,7 +494,7 @@ static bool flip_turn(struct search *sr, const struct cmp *c)
 	unsigned k;
 
 	for (k = 0; k < S_FLIPS; k++)
-		if (set_add(sr->flips, ARRAY_SIZE(sr->flips),
+		if (set_add(sr->flips, sr->nflips,
 			    edge_key(c->sec, c->slot, !c->taken) * S_FLIPS + k))
 			return true;
 	return false;
@@ -420,7 +513,7 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 		abort();
 	for (i = 0; i < pr->ncmps; i++)
 		if (!pr->pending || i + 1 < pr->ncmps)
-			fresh |= set_add(sr->cov, ARRAY_SIZE(sr->cov),
+			fresh |= set_add(sr->cov, sr->ncov,
 					 edge_key(pr->cmps[i].sec, pr->cmps[i].slot, pr->cmps[i].taken));
 	/* the other choice of each call not decided yet */
 	for (k = cd->fixed; k < pr->calls.len && k < S_CALLS; k++) {
@@ -436,7 +529,7 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 
 		if (pr->pending && i + 1 == pr->ncmps)
 			break;
-		if (!set_has(sr->cov, ARRAY_SIZE(sr->cov), edge_key(c->sec, c->slot, !c->taken)) &&
+		if (!set_has(sr->cov, sr->ncov, edge_key(c->sec, c->slot, !c->taken)) &&
 		    flip_turn(sr, c))
 			flip(sr, cd, pr, c, t);
 	}
@@ -556,20 +649,18 @@ static void seeds(struct search *sr, const struct hint *base)
 
 	if (!t)
 		abort();
+	for (i = 0; i < S_PKT; i++)
+		sr->bg[1].pkt[i] = pattern(i, 0);
+	for (k = 0; k < S_ENTS; k++)
+		for (i = 0; i < S_ENTSZ; i++)
+			sr->bg[1].ent[k][i] = pattern(i, k + 1);
+	for (k = 0; k < S_WR; k++)
+		for (i = 0; i < S_ENTSZ; i++)
+			sr->bg[1].wr[k][i] = pattern(i, k + 20);
+	for (i = 0; sr->plain_ctx && i < CTX_SIZE; i++)
+		sr->bg[1].ctx[i] = pattern(i, 40);
 	for (salt = 0; salt < 2; salt++) {
-		memset(t, 0, sizeof(*t));
-		if (salt) {
-			for (i = 0; i < S_PKT; i++)
-				t->pkt[i] = pattern(i, 0);
-			for (k = 0; k < S_ENTS; k++)
-				for (i = 0; i < S_ENTSZ; i++)
-					t->ent[k][i] = pattern(i, k + 1);
-			for (k = 0; k < S_WR; k++)
-				for (i = 0; i < S_ENTSZ; i++)
-					t->wr[k][i] = pattern(i, k + 20);
-			for (i = 0; sr->plain_ctx && i < CTX_SIZE; i++)
-				t->ctx[i] = pattern(i, 40);
-		}
+		memcpy(t, &sr->bg[salt], sizeof(*t));
 		apply_hint(t, base);
 		push(sr, t);
 		for (i = 0; i < sr->nhints; i++) {
@@ -600,6 +691,7 @@ bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsign
 	struct hint *base = calloc(1, sizeof(*base));
 	struct cand *found = NULL;
 	unsigned i, h, site = 0;
+	uint64_t slots = 0;
 	bool ok = false;
 
 	if (!sr || !pr || !base)
@@ -612,12 +704,21 @@ bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsign
 	sr->has_pkt = instrument_pkt_fields(l->o->funcs[c->func].prog_type, &sr->off_data,
 					    &sr->off_end, &sr->off_meta);
 	sr->nslots = calloc(l->o->nsections + 1, sizeof(uint32_t));
-	sr->q = calloc(S_QUEUE, sizeof(*sr->q));
-	sr->hints = calloc(64, sizeof(*sr->hints));
-	if (!sr->nslots || !sr->q || !sr->hints)
-		abort();
-	for (i = 0; i < l->o->nsections; i++)
+	for (i = 0; i < l->o->nsections; i++) {
 		sr->nslots[i] = l->o->sections[i].nslots;
+		slots += sr->nslots[i];
+	}
+	sr->qcap = budget < S_QUEUE ? budget + 1 : S_QUEUE;
+	sr->nseen = table_size(budget, 4096);
+	sr->ncov = table_size(2 * slots, 8192);             /* two sides of each branch */
+	sr->nflips = table_size(2 * S_FLIPS * slots, 4096);
+	sr->q = calloc(sr->qcap, sizeof(*sr->q));
+	sr->hints = calloc(64, sizeof(*sr->hints));
+	sr->seen = calloc(sr->nseen + sr->ncov + sr->nflips, sizeof(uint64_t));
+	if (!sr->nslots || !sr->q || !sr->hints || !sr->seen)
+		abort();
+	sr->cov = sr->seen + sr->nseen;
+	sr->flips = sr->cov + sr->ncov;
 	/* a context of plain numbers (XDP, tc, socket programs): patterned too */
 	sr->plain_ctx = sr->has_pkt && l->o->funcs[c->func].prog_type != BPF_PROG_TYPE_XDP;
 	base->exactlen = -1;
@@ -627,16 +728,17 @@ bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsign
 		hint_stmts(sr, c->handlers[h].body, c->handlers[h].n, base);
 	seeds(sr, base);
 	while (sr->qlen && sr->runs < sr->budget) {
-		struct cand *cd = sr->q[sr->qhead++ % S_QUEUE];
+		struct qent *e = sr->q[sr->qhead++ % sr->qcap];
 
 		sr->qlen--;
-		if (search_try(sr, cd, -1, &site, pr) == 1) {
-			found = cd;
+		decode(sr, e, &sr->cur);
+		free(e);
+		if (search_try(sr, &sr->cur, -1, &site, pr) == 1) {
+			found = &sr->cur;
 			break;
 		}
 		if (!pr->bad)
-			expand(sr, cd, pr);
-		free(cd);
+			expand(sr, &sr->cur, pr);
 	}
 	if (found) {
 		minimise(sr, found, site, pr);
@@ -646,11 +748,11 @@ bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsign
 		}
 	}
 	*runs = sr->runs;
-	free(found);
 	for (i = 0; i < sr->qlen; i++)
-		free(sr->q[(sr->qhead + i) % S_QUEUE]);
+		free(sr->q[(sr->qhead + i) % sr->qcap]);
 	for (i = 0; i < sr->nhints; i++)
 		free(sr->hints[i]);
+	free(sr->seen);
 	free(sr->q);
 	free(sr->hints);
 	free(sr->nslots);

@@ -25,6 +25,7 @@
 #define BPF_MAX_LOOPS (8u << 20)
 
 struct hint;
+struct qent;
 
 struct cand {
 	uint32_t len;                  /* packet bytes */
@@ -105,16 +106,25 @@ struct search {
 	bool has_pkt, plain_ctx;
 	uint32_t off_data, off_end, off_meta;
 	uint32_t *nslots;
-	struct cand **q;
+	struct qent **q;               /* a ring of qcap: the queued candidates, as
+	                                * differences from a background (search.c) */
+	unsigned qcap;
+	struct cand bg[2];             /* the backgrounds: zeros, and the patterned seed */
+	struct cand cur;               /* the candidate popped last */
 	struct arena *tried;           /* the last search_try's arena: the probe's
 	                                * vectors (calls, regions) live in it until
 	                                * the next try (expand reads them) */
-	unsigned qhead, qlen;          /* a ring of S_QUEUE */
-	uint64_t seen[4096];           /* candidate hashes (+1), open addressing */
+	unsigned qhead, qlen;
+	/* open addressing (keys + 1), each sized for the most keys it can get
+	 * (at most the sizes it had when fixed: 4096, 8192, 4096) */
+	uint64_t *seen;                /* candidate hashes: at most budget */
+	unsigned nseen;
 	unsigned budget;               /* inputs run at most (search_run_budget) */
-	uint64_t cov[8192];            /* branch (sec, slot, dir) keys (+1) */
-	uint64_t flips[4096];          /* (branch, side wanted, parent no.) keys
-	                                * (+1): at most S_FLIPS parents try each */
+	uint64_t *cov;                 /* branch (sec, slot, dir) keys */
+	unsigned ncov;
+	uint64_t *flips;               /* (branch, side wanted, parent no.) keys:
+	                                * at most S_FLIPS parents try each */
+	unsigned nflips;
 	struct hint **hints;           /* one per spec condition: what it sets */
 	unsigned nhints;
 	unsigned runs;
