@@ -11,9 +11,12 @@
  * stderr) is the machine-readable format the benchmark reads:
  *   bpf-invcheck-stats: insns=N checks=K load=S decode=S cfg=S ssa=S
  *     instrument=S encode=S solve=S total=S max_check=S peak_rss_kb=N
- *     absint=K absint_time=S search=N search_time=S search_inputs=N
+ *     minflt=N absint=K absint_time=S search=N search_time=S search_inputs=N
  *     coarse=N coarse_proved=N
  * (seconds with 6 decimals; total is the wall time from the start of main;
+ * minflt: the process's minor page faults so far (getrusage): pages
+ * touched for the first time, 11-16 us each on the benchmark's machine,
+ * docs/architecture.md "Pages touched");
  * absint: the checks the abstract-interpretation pre-pass proved without
  * Z3, absint_time the time in it, all checks, proved or not; search: the
  * checks whose verdict the concrete search found, without Z3 (a
@@ -63,6 +66,7 @@ void stats_add_absint(struct stats *s, bool proved, uint64_t ns);
  * getrusage's ru_maxrss; that is the fallback). */
 long stats_peak_rss_kb(void);
 long stats_rss_kb(void);
+long stats_minflt(void);     /* minor page faults of the process so far */
 /* Take the load and decode times and the instruction count from L. */
 struct loaded;
 void stats_loaded(struct stats *s, const struct loaded *l);

@@ -28,6 +28,7 @@ import csv
 import json
 import math
 import os
+import resource
 import re
 import shutil
 import statistics
@@ -61,29 +62,42 @@ def kernel_load(kload, obj, reps):
     return None, 'refused: ' + out.split('refused: ', 1)[-1]
 
 
+def child_faults():
+    """Minor page faults of the children waited for so far."""
+    return resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+
+
 def kernel_process(kload, obj, reps):
-    """Wall time of a process that opens, loads and closes OBJ (median)."""
+    """Wall time of a process that opens, loads and closes OBJ (median),
+    and the minor page faults of the last one."""
     ts = []
+    faults = None
     for _ in range(reps):
+        f0 = child_faults()
         t0 = time.monotonic()
         p = subprocess.run([kload, '--process', obj], capture_output=True)
         ts.append(time.monotonic() - t0)
+        faults = child_faults() - f0
         if p.returncode != 0:
-            return None
-    return statistics.median(ts)
+            return None, None
+    return statistics.median(ts), faults
 
 
 def checker_run(a, obj, spec):
     """One bpf-invcheck --stats process: (wall, --stats fields, JSON, exit)."""
+    f0 = child_faults()
     t0 = time.monotonic()
     p = subprocess.run([a.checker, '--stats', '--format=json', obj, spec],
                        capture_output=True, text=True)
     wall = time.monotonic() - t0
+    faults = child_faults() - f0
     # fields by name: other stages may add their own (absint=, search=)
     line = [l for l in p.stderr.splitlines() if l.startswith('bpf-invcheck-stats:')]
     if not line:
         sys.exit('bench: %s: no --stats line (exit %d): %s' % (obj, p.returncode, p.stderr))
-    return wall, kv(line[0]), p.stdout, p.returncode
+    st = kv(line[0])
+    st['faults'] = faults
+    return wall, st, p.stdout, p.returncode
 
 
 def run_example(a, name):
@@ -98,7 +112,7 @@ def run_example(a, name):
     for c in checks:
         verdicts[c['verdict']] = verdicts.get(c['verdict'], 0) + 1
     k, kstate = kernel_load(a.kload, obj, 5)
-    kp = kernel_process(a.kload, obj, REPS_KPROC) if k is not None else None
+    kp, kfaults = kernel_process(a.kload, obj, REPS_KPROC) if k is not None else (None, None)
     # --cache: one run fills a fresh cache, the next is a hit (timed)
     cdir = os.path.join(a.out, 'cache')
     shutil.rmtree(cdir, ignore_errors=True)
@@ -114,7 +128,7 @@ def run_example(a, name):
            'checks': int(st['checks']), 'wall': wall, 'kernel': k, 'kernel_state': kstate,
            'kernel_proc': kp,
            'max_check': float(st['max_check']), 'slowest': slow.get('check', ''),
-           'peak_rss_kb': int(st['peak_rss_kb']),
+           'peak_rss_kb': int(st['peak_rss_kb']), 'faults': st['faults'], 'kernel_faults': kfaults,
            'verdicts': ' '.join('%d %s' % (n, v) for v, n in sorted(verdicts.items()))}
     for s in STAGES:
         row[s] = float(st[s])
@@ -215,20 +229,26 @@ def report(ex, gen, exps, tg, sizes):
              '(bench_kload --process, median of %d); kernel = bpf_object__load in-process '
              '(median of 5); ratio proc = wall / kernel proc (process vs process); '
              'ratio in-proc = total / kernel (in-process vs in-process); '
-             '--cache hit = wall time of the same run answered from --cache DIR.' % (REPS_CHECK, REPS_KPROC))
+             '--cache hit = wall time of the same run answered from --cache DIR; '
+             'faults = minor page faults of the checker process (its last run, as the parent sees a '
+             'child: from the fork on), kernel faults = those of the last kernel-load process '
+             '(a page touched for the first time costs 11-16 us on this machine: '
+             'docs/architecture.md, "Pages touched").' % (REPS_CHECK, REPS_KPROC))
     L.append('')
     L.append('| example | insns | checks | verdicts | ' + ' | '.join(STAGES) +
-             ' | total | wall | slowest check | kernel proc | kernel | ratio proc | ratio in-proc | --cache hit |')
-    L.append('|' + '---|' * (len(STAGES) + 12))
+             ' | total | wall | slowest check | kernel proc | kernel | ratio proc | ratio in-proc'
+             ' | --cache hit | faults | kernel faults |')
+    L.append('|' + '---|' * (len(STAGES) + 14))
     for e in ex:
         kern = fmt(e['kernel']) if e['kernel'] is not None else e['kernel_state']
-        L.append('| %s | %d | %d | %s | %s | %s | %s | %s (%.2f s) | %s | %s | %s | %s | %s |' % (
+        L.append('| %s | %d | %d | %s | %s | %s | %s | %s (%.2f s) | %s | %s | %s | %s | %s | %s | %s |' % (
             e['name'], e['insns'], e['checks'], e['verdicts'],
             ' | '.join(fmt(e[s]) for s in STAGES), fmt(e['total']), fmt(e['wall']),
             e['slowest'], e['max_check'], fmt(e['kernel_proc']), kern,
             ('%.1fx' % e['ratio']) if e['ratio'] is not None else '-',
             ('%.1fx' % e['ratio_inproc']) if e['ratio_inproc'] is not None else '-',
-            fmt(e['cached'])))
+            fmt(e['cached']), e['faults'],
+            e['kernel_faults'] if e['kernel_faults'] is not None else '-'))
     L.append('')
     L.append('Generated programs: load + decode + CFG + SSA (no spec), loop bound %d; '
              'bytes/insn = (peak RSS - RSS at start) / insns; ratio = lift / kernel '
@@ -260,7 +280,7 @@ def report(ex, gen, exps, tg, sizes):
 def write_csv(path, ex, gen):
     cols = ['name', 'kind', 'insns', 'checks'] + STAGES + ['total', 'wall', 'cached', 'lift', 'max_check',
             'peak_rss_kb', 'bytes_per_insn', 'kernel', 'kernel_proc', 'kernel_state', 'ratio',
-            'ratio_inproc']
+            'ratio_inproc', 'faults', 'kernel_faults']
     with open(path, 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(cols)
