@@ -237,7 +237,7 @@ static Z3_ast path_hint(struct smt *s, const struct smt_prog *e, const struct ch
 	Z3_ast h;
 	uint32_t i;
 
-	if (!bound_longest_path(e->p, r->c->bound_site, r->arena, &bp) || bp.top != top)
+	if (!bound_longest_path(e->p, r->c->bound_site, r->work, &bp) || bp.top != top)
 		return NULL;
 	h = e->guard[bp.block];
 	for (i = 0; i < bp.nedges; i++)
@@ -539,7 +539,7 @@ static bool bound_without_z3(const struct loaded *l, const struct ssa_prog *p,
 	if (!r->c->has_bound || r->c->nasserts != 1 || p->nunwind || o->no_search ||
 	    o->no_time || !bound_static_max(p, r->c->bound_site, &top) || top > r->c->bound)
 		return false;
-	smt_precheck(p, r->arena, &pc);
+	smt_precheck(p, r->work, &pc);
 	if (pc.unsupported || !searched_worst(l, o, r, top))
 		return false;
 	if (r->verdict == CHECK_ERROR)
@@ -598,13 +598,15 @@ static void solve(const struct loaded *l, struct smt *s, const struct smt_prog *
 static void add_notes(struct check_result *r, const char *const *n, unsigned k)
 {
 	const char **all;
+	unsigned i;
 
 	if (!k)
 		return;
 	all = arena_new_array(r->arena, const char *, r->nnotes + k + 1);
 	if (r->nnotes)
 		memcpy(all, r->notes, sizeof(char *) * r->nnotes);
-	memcpy(all + r->nnotes, n, sizeof(char *) * k);
+	for (i = 0; i < k; i++)        /* the lift's notes are in r->work */
+		all[r->nnotes + i] = arena_strdup(r->arena, n[i]);
 	r->notes = all;
 	r->nnotes += k;
 }
@@ -623,7 +625,7 @@ static bool prove_without_z3(const struct ssa_prog *p, const struct check_opts *
 
 	if (o->no_absint || r->c->has_bound || o->no_time || past_deadline(o))
 		return false;
-	smt_precheck(p, r->arena, &pc);
+	smt_precheck(p, r->work, &pc);
 	if (!pc.unsupported) {
 		ao.ptr_loads = pc.ptr_loads;
 		ao.mem = pc.mem;
@@ -646,7 +648,7 @@ static bool not_modelled(const struct ssa_prog *p, struct check_result *r)
 {
 	struct smt_precheck pc;
 
-	smt_precheck(p, r->arena, &pc);
+	smt_precheck(p, r->work, &pc);
 	if (!pc.unsupported)
 		return false;
 	add_notes(r, pc.notes, pc.nnotes);
@@ -699,14 +701,13 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 	memset(r, 0, sizeof(*r));
 	r->c = c;
 	r->arena = arena_new();
-	if (!r->arena)
-		abort();
+	r->work = arena_new();
 	if (past_deadline(o)) {
 		set_reason(r, CHECK_UNKNOWN, "deadline: the run's --deadline=%u s ran out before this check started",
 			   o->deadline_s);
 		goto out;
 	}
-	err = instrument_lift(l, c, &so, r->arena, &d, &p);
+	err = instrument_lift(l, c, &so, r->work, &d, &p);
 	if (err) {
 		if (!r->reason[0])
 			snprintf(r->reason, sizeof(r->reason), "lifting failed: %s", strerror(-err));
@@ -751,7 +752,7 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 	smt_coarse_stats(s, &cq, &cp);
 	smt_set_max_memory(s, o->max_memory_mb);
 	smt_set_query_units(s, o->query_units);
-	err = smt_encode(s, p, NULL, r->arena, &e);
+	err = smt_encode(s, p, NULL, r->work, &e);
 	if (err) {
 		set_reason(r, CHECK_UNKNOWN, "the encoder failed: %s",
 			   smt_error(s) ? smt_error(s) : strerror(-err));
@@ -784,6 +785,13 @@ out:
 		r->coarse_proofs = pr - cp;
 	}
 	context_done(shared, s);
+	if (!s) {
+		/* the next check's lift reuses these pages (a fresh page is
+		 * 11-16 us on the benchmark's machine: docs/architecture.md,
+		 * "Pages touched") */
+		arena_free(r->work);
+		r->work = NULL;
+	}
 	r->seconds = check_clock() - t0;
 }
 
@@ -902,7 +910,9 @@ void check_result_free(struct check_result *r)
 	replay_result_free(&r->replay);
 	replay_result_free(&r->wreplay);
 	arena_free(r->arena);
+	arena_free(r->work);
 	r->arena = NULL;
+	r->work = NULL;
 }
 
 const char *check_verdict_name(enum check_verdict v)

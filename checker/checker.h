@@ -91,6 +91,10 @@ struct check_result {
 	bool kernel_reproduced;
 	char kernel_msg[256];
 	struct arena *arena;      /* owns cex, notes (check_result_free) */
+	struct arena *work;       /* the check's lift, pre-passes and encoding:
+	                           * freed when the check ends without a Z3
+	                           * context (nothing of the result is in it),
+	                           * else by check_result_free */
 };
 
 /* Run check C. Never fails: problems become CHECK_ERROR with a reason. */

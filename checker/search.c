@@ -58,24 +58,6 @@ static bool set_has(const uint64_t *t, unsigned n, uint64_t key)
 	return false;
 }
 
-/* Eight bytes a step: a candidate is 4 KiB and every one pushed is hashed
- * (byte by byte this was most of the search's time). */
-static uint64_t cand_hash(const struct cand *cd)
-{
-	const uint8_t *p = (const uint8_t *)cd;
-	uint64_t h = 0xcbf29ce484222325ull, w;
-	size_t i;
-
-	for (i = 0; i + 8 <= sizeof(*cd); i += 8) {
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	for (; i < sizeof(*cd); i++)
-		h = (h ^ p[i]) * 0x100000001b3ull;
-	return mix(h);
-}
-
 static uint64_t edge_key(int sec, uint32_t slot, bool taken)
 {
 	return ((uint64_t)(uint32_t)sec << 33) | ((uint64_t)slot << 1) | taken;
@@ -243,58 +225,61 @@ struct qrun {
 
 #define QRUN_GAP 8u                    /* equal bytes shorter than this stay inside a run */
 
-static struct qent *encode(const struct search *sr, const struct cand *cd)
+/* The 32 bytes at P and at B are equal (a block a step: most are). */
+static bool block_equal(const uint8_t *p, const uint8_t *b)
 {
+	uint64_t x[4], y[4];
+
+	memcpy(x, p, 32);
+	memcpy(y, b, 32);
+	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]));
+}
+
+static size_t put_run(uint8_t *buf, size_t n, const uint8_t *p, size_t from, size_t to)
+{
+	struct qrun r = { .off = (uint16_t)from, .len = (uint16_t)(to - from) };
+
+	memcpy(buf + n, &r, sizeof(r));
+	memcpy(buf + n + sizeof(r), p + from, r.len);
+	return n + sizeof(r) + r.len;
+}
+
+/* CD as runs against its background, into BUF (QBUF_SIZE bytes): the
+ * data's length; *BG the background. The same candidate always gives the
+ * same bytes (the background is chosen from its contents), and two
+ * candidates with the same background and bytes are the same: what the
+ * queue's hash is taken of. */
+#define QBUF_SIZE (sizeof(struct cand) + (sizeof(struct cand) / QRUN_GAP + 1) * sizeof(struct qrun))
+
+static size_t encode(const struct search *sr, const struct cand *cd, uint8_t *buf, unsigned *bg)
+{
+	const uint8_t *p = (const uint8_t *)cd, *b;
+	size_t i, j, end, n = 0, start = 0, last = 0;
+	bool open = false;
+
 	/* the patterned background when its last map entry still has the pattern */
-	unsigned bg = !memcmp(cd->ent[S_ENTS - 1], sr->bg[1].ent[S_ENTS - 1], S_ENTSZ);
-	const uint8_t *p = (const uint8_t *)cd, *b = (const uint8_t *)&sr->bg[bg];
-	uint8_t buf[sizeof(struct cand) + sizeof(struct cand) / QRUN_GAP * sizeof(struct qrun)];
-	size_t i = 0, n = 0, k;
-	struct qent *e;
-
-	while (i < sizeof(*cd)) {
-		struct qrun r;
-		uint64_t x, y;
-
-		if (i % 64 == 0 && i + 64 <= sizeof(*cd) && !memcmp(p + i, b + i, 64)) {
-			i += 64;               /* mostly equal: a block a step */
+	*bg = !memcmp(cd->ent[S_ENTS - 1], sr->bg[1].ent[S_ENTS - 1], S_ENTSZ);
+	b = (const uint8_t *)&sr->bg[*bg];
+	for (i = 0; i < sizeof(*cd); i += 32) {
+		if (i + 32 <= sizeof(*cd) && block_equal(p + i, b + i))
 			continue;
-		}
-		if (i + 8 <= sizeof(*cd)) {
-			memcpy(&x, p + i, 8);
-			memcpy(&y, b + i, 8);
-			if (x == y) {
-				i += 8;
+		end = i + 32 < sizeof(*cd) ? i + 32 : sizeof(*cd);
+		for (j = i; j < end; j++) {
+			if (p[j] == b[j])
 				continue;
+			if (open && j - last > QRUN_GAP) {  /* QRUN_GAP equal bytes end a run */
+				n = put_run(buf, n, p, start, last + 1);
+				open = false;
 			}
+			if (!open)
+				start = j;
+			open = true;
+			last = j;
 		}
-		if (p[i] == b[i]) {
-			i++;
-			continue;
-		}
-		r.off = (uint16_t)i;
-		for (k = i + 1; k < sizeof(*cd); k++) {
-			size_t j = k;
-
-			while (j < sizeof(*cd) && j < k + QRUN_GAP && p[j] == b[j])
-				j++;
-			if (j == sizeof(*cd) || j == k + QRUN_GAP)
-				break;
-			k = j;
-		}
-		r.len = (uint16_t)(k - i);
-		memcpy(buf + n, &r, sizeof(r));
-		memcpy(buf + n + sizeof(r), p + i, r.len);
-		n += sizeof(r) + r.len;
-		i = k;
 	}
-	e = malloc(sizeof(*e) + n);
-	if (!e)
-		abort();
-	e->bg = (uint8_t)bg;
-	e->size = (uint32_t)n;
-	memcpy(e->data, buf, n);
-	return e;
+	if (open)
+		n = put_run(buf, n, p, start, last + 1);
+	return n;
 }
 
 static void decode(const struct search *sr, const struct qent *e, struct cand *cd)
@@ -314,9 +299,27 @@ static void decode(const struct search *sr, const struct qent *e, struct cand *c
 
 static void push(struct search *sr, const struct cand *cd)
 {
-	if (budget_full(sr) || !set_add(sr->seen, sr->nseen, cand_hash(cd)))
+	uint8_t buf[QBUF_SIZE];
+	uint64_t h = 0xcbf29ce484222325ull;
+	struct qent *e;
+	unsigned bg;
+	size_t n, i;
+
+	if (budget_full(sr))
 		return;
-	sr->q[(sr->qhead + sr->qlen++) % sr->qcap] = encode(sr, cd);
+	n = encode(sr, cd, buf, &bg);
+	h = (h ^ bg) * 0x100000001b3ull;
+	for (i = 0; i < n; i++)
+		h = (h ^ buf[i]) * 0x100000001b3ull;
+	if (!set_add(sr->seen, sr->nseen, mix(h)))
+		return;
+	e = malloc(sizeof(*e) + n);
+	if (!e)
+		abort();
+	e->bg = (uint8_t)bg;
+	e->size = (uint32_t)n;
+	memcpy(e->data, buf, n);
+	sr->q[(sr->qhead + sr->qlen++) % sr->qcap] = e;
 }
 
 /* Replace the W-byte encodings (both byte orders) of X in BUF[0..N) by Y
@@ -742,6 +745,7 @@ bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsign
 	}
 	if (found) {
 		minimise(sr, found, site, pr);
+		sr->names = true;
 		if (search_probe(sr, found, a, out, pr)) {
 			(*out)->site = site;
 			ok = true;

@@ -131,6 +131,8 @@ struct search {
 	unsigned ok_reads;             /* kernel reads of the last try that failed
 	                                * the assert (search_try returned 1) */
 	bool gave_up;
+	bool names;                    /* the probe names map entries' regions
+	                                * (the result's run only) */
 };
 
 struct hint {
