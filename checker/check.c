@@ -301,10 +301,110 @@ static void short_first(struct smt *s, const struct smt_prog *e, Z3_ast bad,
  * True when it decided: the worst case and its witness, or the error;
  * false: no such input (r->search_runs counts the inputs), or the search
  * already ran for this check. */
-static bool searched_worst(const struct loaded *l, const struct check_opts *o,
-			   struct check_result *r, uint64_t top)
+/* Block B's branch to successor TO as a guide step (false: B's choice is
+ * not a conditional jump of the program: a synthetic branch, a helper's
+ * result). */
+static bool guide_step(const struct loaded *l, const struct ssa_prog *p, uint32_t b, uint32_t to,
+		       struct search_step *st)
+{
+	const struct ssa_block *k = p->blocks[b];
+	int sec;
+
+	if (k->term != SSA_TERM_BRANCH || k->note || k->func < 0 || k->nsucc != 2 ||
+	    k->succ[0] == k->succ[1])
+		return false;
+	sec = p->o->funcs[k->func].sec;
+	if (sec < 0 || (uint32_t)sec >= p->o->nsections || k->last_slot >= p->o->sections[sec].nslots ||
+	    isa_table[l->insns[sec][k->last_slot].op].kind != ISA_K_JCOND)
+		return false;
+	st->sec = sec;
+	st->slot = k->last_slot;
+	st->taken = k->succ[0] == to;
+	return true;
+}
+
+#define GUIDE_WORK (4u << 20)   /* blocks x targets walked at most */
+
+/* bound.h's longest path of P (its maximum TOP) as branch decisions, from
+ * the entry on (search.h struct search_guide): the path must take each
+ * edge where a phi of the count takes the longer side, in order, and end
+ * at the assert's block; from one such target to the next, a branch with
+ * one side that cannot reach the target must take the other (blocks are
+ * in topological order: reachability is a walk back from the target).
+ * Where both sides can, the walk follows the taken one and adds nothing.
+ * The guide only orders the search's inputs; no guide when the program is
+ * large (GUIDE_WORK). */
+static void worst_guide(const struct loaded *l, const struct ssa_prog *p,
+			struct check_result *r, uint64_t top, struct search_guide *g)
+{
+	struct bound_path bp;
+	struct search_step *st;
+	uint32_t cur = 0, t, b, goal, i, *stack;
+	uint8_t *mark;
+	size_t sp;
+
+	g->n = 0;
+	if (!bound_longest_path(p, r->c->bound_site, r->work, &bp) || bp.top != top ||
+	    (uint64_t)(bp.nedges + 1) * p->nblocks > GUIDE_WORK)
+		return;
+	st = arena_new_array(r->work, struct search_step, p->nblocks);
+	mark = malloc(p->nblocks);
+	stack = malloc(sizeof(*stack) * p->nblocks);
+	if (!mark || !stack)
+		abort();
+	g->steps = st;
+	for (t = bp.nedges + 1; t-- > 0;) {        /* edges are listed from the assert back */
+		goal = t ? p->blocks[bp.edges[2 * (t - 1)]]->preds[bp.edges[2 * (t - 1) + 1]] : bp.block;
+		memset(mark, 0, goal + 1);
+		mark[goal] = 1;
+		stack[0] = goal;
+		for (sp = 1; sp;) {
+			const struct ssa_block *k = p->blocks[stack[--sp]];
+
+			for (i = 0; i < k->npreds; i++)
+				if (k->preds[i] >= cur && !mark[k->preds[i]]) {
+					mark[k->preds[i]] = 1;
+					stack[sp++] = k->preds[i];
+				}
+		}
+		if (cur > goal || !mark[cur])
+			break;
+		while (cur != goal) {
+			const struct ssa_block *k = p->blocks[cur];
+			uint32_t next;
+
+			if (k->nsucc == 1) {
+				next = k->succ[0];
+			} else if (k->nsucc == 2 && k->succ[0] <= goal && mark[k->succ[0]]) {
+				next = k->succ[0];
+				if ((k->succ[1] > goal || !mark[k->succ[1]]) &&
+				    guide_step(l, p, cur, next, &st[g->n]))
+					g->n++;
+			} else if (k->nsucc == 2 && k->succ[1] <= goal && mark[k->succ[1]]) {
+				next = k->succ[1];
+				if (guide_step(l, p, cur, next, &st[g->n]))
+					g->n++;
+			} else {
+				break;
+			}
+			cur = next;
+		}
+		if (cur != goal || !t)
+			break;
+		b = bp.edges[2 * (t - 1)];         /* the phi's edge: goal -> b */
+		if (guide_step(l, p, goal, b, &st[g->n]))
+			g->n++;
+		cur = b;
+	}
+	free(mark);
+	free(stack);
+}
+
+static bool searched_worst(const struct loaded *l, const struct ssa_prog *p,
+			   const struct check_opts *o, struct check_result *r, uint64_t top)
 {
 	struct mon_check longer = *r->c;
+	struct search_guide g;
 	struct cex *x;
 	unsigned runs = 0;
 	bool found;
@@ -312,7 +412,9 @@ static bool searched_worst(const struct loaded *l, const struct check_opts *o,
 	if (o->no_search || o->no_time || r->search_runs || top == 0 || top > r->c->bound)
 		return false;
 	longer.bound = top - 1;
-	found = search_run_budget(l, &longer, SEARCH_WORST_BUDGET, r->arena, &x, &runs);
+	worst_guide(l, p, r, top, &g);
+	found = search_run_guided(l, &longer, SEARCH_WORST_BUDGET, g.n ? &g : NULL, r->arena,
+				  &x, &runs);
 	r->search_runs += runs;
 	if (!found)
 		return false;
@@ -395,7 +497,7 @@ static void worst_case(const struct loaded *l, struct smt *s, const struct smt_p
 	bool gave_up, hi_known = r->verdict == CHECK_HOLDS;
 
 	if (r->verdict == CHECK_HOLDS && bound_static_max(e->p, r->c->bound_site, &n) &&
-	    searched_worst(l, o, r, n))
+	    searched_worst(l, e->p, o, r, n))
 		return;
 	if (longest_path(l, s, e, o, r, &hi, &gave_up) || gave_up)
 		return;
@@ -540,7 +642,7 @@ static bool bound_without_z3(const struct loaded *l, const struct ssa_prog *p,
 	    o->no_time || !bound_static_max(p, r->c->bound_site, &top) || top > r->c->bound)
 		return false;
 	smt_precheck(p, r->work, &pc);
-	if (pc.unsupported || !searched_worst(l, o, r, top))
+	if (pc.unsupported || !searched_worst(l, p, o, r, top))
 		return false;
 	if (r->verdict == CHECK_ERROR)
 		return true;

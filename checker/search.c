@@ -319,7 +319,13 @@ static void push(struct search *sr, const struct cand *cd)
 	e->bg = (uint8_t)bg;
 	e->size = (uint32_t)n;
 	memcpy(e->data, buf, n);
-	sr->q[(sr->qhead + sr->qlen++) % sr->qcap] = e;
+	if (sr->front) {
+		sr->qhead = (sr->qhead + sr->qcap - 1) % sr->qcap;
+		sr->q[sr->qhead] = e;
+		sr->qlen++;
+	} else {
+		sr->q[(sr->qhead + sr->qlen++) % sr->qcap] = e;
+	}
 }
 
 /* Replace the W-byte encodings (both byte orders) of X in BUF[0..N) by Y
@@ -501,6 +507,40 @@ static bool flip_turn(struct search *sr, const struct cmp *c)
 			    edge_key(c->sec, c->slot, !c->taken) * S_FLIPS + k))
 			return true;
 	return false;
+}
+
+/* The guide's first decision the run of CD made the other way: that
+ * branch flipped, its candidates first in the queue (a run that follows
+ * the guide up to where it ends flips nothing). */
+static void guide_flip(struct search *sr, const struct cand *cd, struct probe *pr)
+{
+	const struct search_guide *g = sr->guide;
+	unsigned i, j = 0, n = pr->ncmps - (pr->pending ? 1 : 0);
+	struct cand *t;
+
+	if (!g || budget_full(sr))
+		return;
+	for (i = 0; i < n && j < g->n; i++) {
+		const struct cmp *c = &pr->cmps[i];
+
+		if (c->sec != g->steps[j].sec || c->slot != g->steps[j].slot)
+			continue;
+		if (c->taken == g->steps[j].taken) {
+			j++;
+			continue;
+		}
+		if (sr->gtries[j] >= S_GUIDED)
+			return;
+		sr->gtries[j]++;
+		t = malloc(sizeof(*t));
+		if (!t)
+			abort();
+		sr->front = true;
+		flip(sr, cd, pr, c, t);
+		sr->front = false;
+		free(t);
+		return;
+	}
 }
 
 static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
@@ -689,6 +729,13 @@ bool search_run(const struct loaded *l, const struct mon_check *c, struct arena 
 bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsigned budget,
 		       struct arena *a, struct cex **out, unsigned *runs)
 {
+	return search_run_guided(l, c, budget, NULL, a, out, runs);
+}
+
+bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsigned budget,
+		       const struct search_guide *guide, struct arena *a, struct cex **out,
+		       unsigned *runs)
+{
 	struct search *sr = calloc(1, sizeof(*sr));
 	struct probe *pr = malloc(sizeof(*pr));
 	struct hint *base = calloc(1, sizeof(*base));
@@ -701,6 +748,8 @@ bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsign
 		abort();
 	*runs = 0;
 	sr->budget = budget;
+	sr->guide = guide;
+	sr->gtries = calloc(guide ? guide->n + 1 : 1, 1);
 	sr->l = l;
 	sr->c = c;
 	sr->o = l->o;
@@ -740,8 +789,10 @@ bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsign
 			found = &sr->cur;
 			break;
 		}
-		if (!pr->bad)
+		if (!pr->bad) {
+			guide_flip(sr, &sr->cur, pr);
 			expand(sr, &sr->cur, pr);
+		}
 	}
 	if (found) {
 		minimise(sr, found, site, pr);
@@ -757,6 +808,7 @@ bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsign
 	for (i = 0; i < sr->nhints; i++)
 		free(sr->hints[i]);
 	free(sr->seen);
+	free(sr->gtries);
 	free(sr->q);
 	free(sr->hints);
 	free(sr->nslots);

@@ -55,6 +55,24 @@
  * the minimisation. */
 bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsigned budget,
 		       struct arena *a, struct cex **out, unsigned *runs);
+/* A bound's longest path as branch decisions, in the order a run meets
+ * them (check.c worst_guide): each try that leaves the path at one of them
+ * has that branch flipped first (its candidates go to the front of the
+ * queue), before the other sides the search tries anyway. Only the order
+ * of the inputs changes. */
+struct search_step {
+	int sec;
+	uint32_t slot;                 /* the conditional jump */
+	bool taken;
+};
+struct search_guide {
+	const struct search_step *steps;
+	unsigned n;
+};
+/* search_run_budget with GUIDE (NULL: none) */
+bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsigned budget,
+		       const struct search_guide *guide, struct arena *a, struct cex **out,
+		       unsigned *runs);
 /* search_run_budget with SEARCH_BUDGET */
 bool search_run(const struct loaded *l, const struct mon_check *c, struct arena *a,
 		struct cex **out, unsigned *runs);

@@ -19,6 +19,7 @@
 #define S_QUEUE    2048u                   /* candidates waiting */
 #define S_FLIPS    3u                      /* runs whose inputs a branch's flip is made from */
 #define S_CMPS     512u
+#define S_GUIDED   3u                      /* runs a guide step is flipped from */
 #define KERNEL_LO  0xffff800000000000ull   /* smt_mem.c */
 #define NULL_HI    0x10000ull
 #define KPTR_BASE  0xffff888000000000ull   /* a kernel object a KPTR helper returns */
@@ -133,6 +134,9 @@ struct search {
 	bool gave_up;
 	bool names;                    /* the probe names map entries' regions
 	                                * (the result's run only) */
+	const struct search_guide *guide;  /* NULL: none */
+	uint8_t *gtries;               /* by guide step: its flips so far */
+	bool front;                    /* push to the front of the queue */
 };
 
 struct hint {

@@ -100,10 +100,13 @@ done
 # before, trace_exec 110, cgroup_skb 70, lsm_policy 81, tc_classifier
 # 185, scx_mini 225, xdp_fw 443, tailcall 370); the flips by a register's
 # packet bytes (below) add candidates to xdp_fw's and tailcall's worst-case
-# searches (395 -> 433, 226 -> 271)
-for case in "trace_exec 9 7 2 14" "cgroup_skb 5 4 1 22" "lsm_policy 6 5 1 33" \
-	    "tc_classifier 7 6 1 137" "xdp_redirect 8 8 0 0" "scx_mini 12 8 4 33" \
-	    "xdp_fw 6 5 1 433" "tailcall 11 8 3 271"; do
+# searches (395 -> 433, 226 -> 271); a worst-case search guided by the
+# longest path's branch decisions (check.c worst_guide, search.c
+# guide_flip) takes trace_exec 14 -> 9, cgroup_skb 22 -> 11, lsm_policy
+# 33 -> 28, tc_classifier 137 -> 71, xdp_fw 433 -> 72, tailcall 271 -> 136
+for case in "trace_exec 9 7 2 9" "cgroup_skb 5 4 1 11" "lsm_policy 6 5 1 28" \
+	    "tc_classifier 7 6 1 71" "xdp_redirect 8 8 0 0" "scx_mini 12 8 4 33" \
+	    "xdp_fw 6 5 1 72" "tailcall 11 8 3 136"; do
 	set -- $case
 	n=$((n + 1))
 	"$bin" --stats "$ex/$1.bpf.o" "$src/examples/$1.inv" >"$tmp/out" 2>"$tmp/err"
