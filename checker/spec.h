@@ -69,9 +69,11 @@ struct spec_tok {
 	bool hex;               /* NUMBER written in hex */
 };
 
-/* Tokenise TEXT into ARENA: *OUT gets an array ending with TK_EOF, or with
- * TK_ERROR at the first lexical error (nothing follows it). Never fails
- * otherwise; the parser reports TK_ERROR when it reaches it. */
+/* Tokenise TEXT: *OUT gets an array ending with TK_EOF, or with TK_ERROR
+ * at the first lexical error (nothing follows it). Never fails otherwise;
+ * the parser reports TK_ERROR when it reaches it. The array is malloc'd
+ * (the caller frees it: the parser, once the AST is built, so its pages
+ * are reused by what comes next); the tokens' texts are in ARENA. */
 size_t spec_lex(const char *text, size_t len, struct arena *a,
 		struct spec_tok **out);
 const char *spec_tok_name(enum spec_tok_kind k);   /* "'{'", "<ident>", ... */

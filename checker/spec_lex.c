@@ -58,7 +58,7 @@ static unsigned col_of(const struct lexer *lx, const char *p)
 static struct spec_tok *push(struct lexer *lx, enum spec_tok_kind k,
 			     const char *start)
 {
-	struct spec_tok *t = vec_push(lx->a, &lx->toks, sizeof(*t));
+	struct spec_tok *t = buf_push(&lx->toks, sizeof(*t));
 
 	t->kind = k;
 	t->line = lx->line;
@@ -71,7 +71,7 @@ static struct spec_tok *push(struct lexer *lx, enum spec_tok_kind k,
 /* An error at AT (which is on the current line). Ends tokenising. */
 static void lex_error(struct lexer *lx, const char *at, const char *msg)
 {
-	struct spec_tok *t = vec_push(lx->a, &lx->toks, sizeof(*t));
+	struct spec_tok *t = buf_push(&lx->toks, sizeof(*t));
 
 	t->kind = TK_ERROR;
 	t->line = lx->line;

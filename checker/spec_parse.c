@@ -16,10 +16,12 @@
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
 
 struct parser {
 	const struct spec_tok *t;       /* the current token */
+	struct spec_tok *toks;          /* all of them (malloc'd: spec_lex) */
 	const char *file;
 	struct arena *a;
 	struct diag *d;
@@ -823,6 +825,7 @@ static void parser_init(struct parser *p, const char *text, size_t len,
 
 	spec_lex(text, len, a, &toks);
 	p->t = toks;
+	p->toks = toks;
 	p->file = file;
 	p->a = a;
 	p->d = d;
@@ -836,13 +839,16 @@ int spec_parse(const char *text, size_t len, const char *file,
 	struct spec *volatile s = NULL;
 
 	parser_init(&p, text, len, file, a, d);
-	if (setjmp(p.fail))
+	if (setjmp(p.fail)) {
+		free(p.toks);           /* set before the setjmp, never after */
 		return -EINVAL;
+	}
 	if (p.t->kind == TK_ERROR)
 		lex_fail(&p);
 	s = spec(&p);
 	s->file = file;
 	*out = s;
+	free(p.toks);
 	return 0;
 }
 
@@ -853,12 +859,15 @@ int spec_parse_expr(const char *text, size_t len, const char *file,
 	struct spec_expr *volatile e = NULL;
 
 	parser_init(&p, text, len, file, a, d);
-	if (setjmp(p.fail))
+	if (setjmp(p.fail)) {
+		free(p.toks);
 		return -EINVAL;
+	}
 	if (p.t->kind == TK_ERROR)
 		lex_fail(&p);
 	e = expr(&p);
 	check(&p, TK_EOF);
 	*out = e;
+	free(p.toks);
 	return 0;
 }
