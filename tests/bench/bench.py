@@ -42,8 +42,8 @@ LOOP_BOUND = 4
 T_RATE = 5e6          # instructions/s, load+decode+CFG+SSA at 1M
 T_MEM = 1024          # bytes of peak RSS per instruction
 T_MEDIAN, T_P95 = 1.0, 3.0
-REPS_CHECK = 3        # checker processes per example (median)
-REPS_KPROC = 5        # kernel-load processes per object (median)
+REPS_CHECK = 7        # checker processes per example (median) ...
+REPS_KPROC = 7        # ... and kernel-load processes, in turns (one of each a round)
 T_CHECK = 2.0         # seconds per invariant
 T_CACHE = 0.05        # seconds for a --cache hit (ours: below one check's Z3 encoding)
 
@@ -67,20 +67,16 @@ def child_faults():
     return resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
 
 
-def kernel_process(kload, obj, reps):
-    """Wall time of a process that opens, loads and closes OBJ (median),
-    and the minor page faults of the last one."""
-    ts = []
-    faults = None
-    for _ in range(reps):
-        f0 = child_faults()
-        t0 = time.monotonic()
-        p = subprocess.run([kload, '--process', obj], capture_output=True)
-        ts.append(time.monotonic() - t0)
-        faults = child_faults() - f0
-        if p.returncode != 0:
-            return None, None
-    return statistics.median(ts), faults
+def kernel_process(kload, obj):
+    """Wall time of one process that opens, loads and closes OBJ and its
+    minor page faults; (None, None) when it fails."""
+    f0 = child_faults()
+    t0 = time.monotonic()
+    p = subprocess.run([kload, '--process', obj], capture_output=True)
+    t = time.monotonic() - t0
+    if p.returncode != 0:
+        return None, None
+    return t, child_faults() - f0
 
 
 def checker_run(a, obj, spec):
@@ -103,7 +99,18 @@ def checker_run(a, obj, spec):
 def run_example(a, name):
     obj = os.path.join(a.build, 'examples', name + '.bpf.o')
     spec = os.path.join(a.src, 'examples', name + '.inv')
-    runs = sorted((checker_run(a, obj, spec) for _ in range(REPS_CHECK)), key=lambda r: r[0])
+    k, kstate = kernel_load(a.kload, obj, 5)
+    # the two processes in turns, so that the machine's load drifting
+    # during the run weighs on both medians alike
+    runs, kts, kfaults = [], [], None
+    for i in range(max(REPS_CHECK, REPS_KPROC)):
+        if k is not None and kts is not None and i < REPS_KPROC:
+            t, kfaults = kernel_process(a.kload, obj)
+            kts = None if t is None else kts + [t]
+        if i < REPS_CHECK:
+            runs.append(checker_run(a, obj, spec))
+    kp = statistics.median(kts) if kts else None
+    runs.sort(key=lambda r: r[0])
     wall, st, out, rc = runs[len(runs) // 2]
     total = statistics.median(float(r[1]['total']) for r in runs)
     checks = json.loads(out).get('results', [])
@@ -111,8 +118,6 @@ def run_example(a, name):
     verdicts = {}
     for c in checks:
         verdicts[c['verdict']] = verdicts.get(c['verdict'], 0) + 1
-    k, kstate = kernel_load(a.kload, obj, 5)
-    kp, kfaults = kernel_process(a.kload, obj, REPS_KPROC) if k is not None else (None, None)
     # --cache: one run fills a fresh cache, the next is a hit (timed)
     cdir = os.path.join(a.out, 'cache')
     shutil.rmtree(cdir, ignore_errors=True)
