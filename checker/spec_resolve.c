@@ -637,17 +637,29 @@ static FILE *open_spec(const char *path, const char **why)
  * SPEC_MAX_FILE bytes: the file may grow while it is read). */
 static char *slurp(struct arena *a, FILE *fp, size_t *len)
 {
-	struct vec v = {0};
-	char buf[4096];
-	size_t n;
+	char buf[4096], *data = NULL, *out;
+	size_t n, used = 0, cap = 0;
 
-	while (v.len < SPEC_MAX_FILE && (n = fread(buf, 1, sizeof(buf), fp)) > 0)
-		for (size_t i = 0; i < n; i++)
-			*(char *)vec_push(a, &v, 1) = buf[i];
+	/* a block a read (a byte a vec_push was a tenth of reading a spec) */
+	while (used < SPEC_MAX_FILE && (n = fread(buf, 1, sizeof(buf), fp)) > 0) {
+		if (used + n > cap) {
+			cap = cap ? 2 * cap : 2 * sizeof(buf);
+			if (cap < used + n)
+				cap = used + n;
+			data = realloc(data, cap);
+			if (!data)
+				abort();
+		}
+		memcpy(data + used, buf, n);
+		used += n;
+	}
 	fclose(fp);
-	*(char *)vec_push(a, &v, 1) = 0;
-	*len = v.len - 1;
-	return v.data;
+	out = arena_alloc(a, used + 1);       /* zeroed: ends in a NUL */
+	if (used)
+		memcpy(out, data, used);
+	free(data);
+	*len = used;
+	return out;
 }
 
 /* Open the file `import STR` names, from F. */
