@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #define CHUNK_MIN (64 * 1024)
 #define CHUNK_MAX (512 * CHUNK_MIN)  /* chunks double up to this size */
@@ -248,18 +249,25 @@ void *vec_push(struct arena *a, struct vec *v, size_t elem_size)
  * with 4 KiB pages, whose faults cost about four times as much per byte
  * as 2 MiB ones on the benchmark's machine (docs/performance.md): mark the
  * whole mapping for transparent huge pages (the next realloc moves it with
- * mremap, which keeps the mark). Only where P looks like the start of such a
- * mapping (malloc's 16-byte header at a page boundary); the advice changes
- * no contents or addresses, so a wrong guess (a heap block) costs at most a
- * split of the heap's mapping. A no-op where huge pages are off. */
+ * mremap, which keeps the mark). That is where P looks like the start of
+ * such a mapping (malloc's 16-byte header at a page boundary); else P is
+ * in the heap (heap_on_huge_page keeps blocks up to 32 MiB there), and the
+ * 2 MiB pages inside the block are marked (the heap's mapping is split
+ * there; malloc does not mind). The advice changes no contents or
+ * addresses, so a wrong guess costs at most a split mapping. A no-op
+ * where huge pages are off. */
 static void advise_huge(void *p)
 {
-	uintptr_t s = (uintptr_t)p - 16, e;
+	uintptr_t s = (uintptr_t)p - 16, e = (uintptr_t)p + malloc_usable_size(p);
 
-	if (s % 4096)
+	if (s % 4096 == 0) {
+		madvise((void *)s, ((e + 4095) & ~(uintptr_t)4095) - s, MADV_HUGEPAGE);
 		return;
-	e = ((uintptr_t)p + malloc_usable_size(p) + 4095) & ~(uintptr_t)4095;
-	madvise((void *)s, e - s, MADV_HUGEPAGE);
+	}
+	s = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	e &= ~(uintptr_t)(HUGE_PAGE - 1);
+	if (s < e)
+		madvise((void *)s, e - s, MADV_HUGEPAGE);
 }
 
 void *buf_push(struct vec *v, size_t elem_size)
@@ -298,4 +306,49 @@ void buf_free(struct vec *v)
 	free(v->data);
 	v->data = NULL;
 	v->len = v->cap = 0;
+}
+
+/* Where a page touched for the first time costs 11-16 us (a VM whose
+ * hypervisor shadows the page tables: docs/architecture.md, "Pages
+ * touched"), a check that needs no solver was mostly page faults: 100 to
+ * 130 fresh 4 KiB pages of malloc'd memory (the object, the spec's AST,
+ * each check's IR, pre-pass and search, reused from check to check), about
+ * 1.4 ms, against about 0.15 ms for one 2 MiB transparent huge page; and a
+ * check with Z3 took 10,000-20,000 of them. glibc's main heap grows at its
+ * top chunk: the heap is grown by 64 MiB at once (virtual memory: only what
+ * is touched is backed), a pad fills it up to the next 2 MiB boundary
+ * (never touched, never freed), and the rest is marked MADV_HUGEPAGE, so
+ * that the allocations that follow fault in 2 MiB at a time. Freed memory
+ * is kept (a trim would split huge pages), and blocks up to 32 MiB come
+ * from the heap instead of mappings of their own (glibc's default starts
+ * at 128 KiB and follows the largest block freed up to 32 MiB; setting any
+ * of these turns that off: Z3's blocks of 8-32 MiB were mapped afresh each
+ * time). When an assumption does not hold (another allocator: mallopt
+ * fails; no huge pages; the heap cannot grow), nothing is advised and the
+ * process runs as before: only its page faults depend on it. */
+void heap_on_huge_page(void)
+{
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && defined(M_TOP_PAD) && \
+	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+	/* the pad, reachable (leak checkers); written once, before any thread */
+	static void *pad;
+	const uintptr_t huge = HUGE_PAGE;
+	uintptr_t end, top, at;
+
+	/* mallopt answers 1 where glibc's malloc is the one in use */
+	if (pad || mallopt(M_TRIM_THRESHOLD, 128 << 20) != 1 || mallopt(M_TOP_PAD, 64 << 20) != 1 ||
+	    mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1)
+		return;
+	free(malloc(1));               /* malloc set up (its own first block), the heap grown */
+	end = (uintptr_t)sbrk(0);
+	top = end - mallinfo2().keepcost;  /* the top chunk: where the next blocks come from */
+	at = (top + 2 * 4096 + huge - 1) & ~(huge - 1);
+	/* the pad's chunk ends a page before AT, and so does the header malloc
+	 * writes after it: no page of the region is touched before the advice
+	 * (a 4 KiB page there would keep its 2 MiB from being one huge page) */
+	pad = malloc(at - top - 4096);
+	end = (uintptr_t)sbrk(0);
+	if (pad && (uintptr_t)pad < at && end >= at + huge)
+		madvise((void *)at, (end - at) & ~(huge - 1), MADV_HUGEPAGE);
+#endif
 }

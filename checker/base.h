@@ -84,6 +84,13 @@ void buf_free(struct vec *v);
 /* calloc for a large scratch array (released with free): from 4 MiB it is
  * marked for transparent huge pages like buf_push's arrays. */
 void *calloc_big(size_t n, size_t size);
+/* For a process's main (the CLI; not the library's business otherwise):
+ * let the small allocations that follow come from a heap region marked
+ * for a transparent huge page, and keep what is freed instead of giving
+ * it back. One 2 MiB fault instead of a hundred 4 KiB ones
+ * (docs/architecture.md, "The heap on a huge page"). glibc only; a no-op
+ * elsewhere and where huge pages are off. Call it before any thread. */
+void heap_on_huge_page(void);
 
 /* ---- diag.c ----------------------------------------------------------- */
 enum diag_level { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };

@@ -196,6 +196,7 @@ int diff_main(int argc, char **argv)
 
 	if (parse(argc, argv, &o, &prog, &po, &pn, &self))
 		return 2;
+	heap_on_huge_page();
 	a = arena_new();
 	if (!a)
 		abort();

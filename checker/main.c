@@ -479,6 +479,7 @@ int main(int argc, char **argv)
 	free(args);
 	if (err)
 		return EXIT_USAGE;
+	heap_on_huge_page();           /* before the first thread (--jobs) */
 	a = arena_new();
 	err = check_load(c.object, a, &d, &l);
 	if (err) {

@@ -376,6 +376,25 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 							   b->insns, b->ninsns);
 }
 
+/* A state's bytes: its frames only as deep as the program's calls go (a
+ * frame is pushed below its parent's: the depth of frame F is the length
+ * of its parent chain). A state of every frame is 2.6 KiB, most of it
+ * frames a program without calls never reaches, and the lift's states
+ * were most of its fresh pages (docs/architecture.md, "Pages touched"). */
+static size_t state_size(const struct xgraph *x)
+{
+	uint32_t f, d, max = 1;
+	int p;
+
+	for (f = 0; f < x->nframes; f++) {
+		for (d = 1, p = x->frames[f].parent; p >= 0 && d < SSA_MAX_FRAMES; p = x->frames[p].parent)
+			d++;
+		if (d > max)
+			max = d;
+	}
+	return offsetof(struct state, fr) + sizeof(struct fstate) * max;
+}
+
 /* States are recycled: a lift allocates as many as are live at once (the
  * states at the ends of nodes whose successors are not all lifted yet). */
 static struct state *state_get(struct lifter *l)
@@ -384,7 +403,7 @@ static struct state *state_get(struct lifter *l)
 
 	if (l->spare.len)
 		return ((struct state **)l->spare.data)[--l->spare.len];
-	s = malloc(sizeof(*s));
+	s = malloc(l->state_size);
 	if (!s)
 		abort();
 	return s;
@@ -405,7 +424,7 @@ static void entry_state(struct lifter *l, struct state *st)
 	struct ssa_insn *v;
 	uint32_t k;
 
-	memset(st, 0, sizeof(*st));
+	memset(st, 0, l->state_size);
 	st->depth = 1;
 	for (k = 1; k <= 5; k++) {
 		v = lift_emit(l, SSA_INPUT, 0);
@@ -518,6 +537,7 @@ static int lift_graph(struct lifter *l)
 
 	if (!out || !left)
 		abort();
+	l->state_size = state_size(x);
 	l->p->blocks = arena_new_array(l->a, struct ssa_block *, x->nnodes);
 	l->p->nblocks = x->nnodes;
 	incoming_edges(x, &start, &pe);

@@ -48,6 +48,7 @@ struct lifter {
 	const struct ssa_hooks *hooks;
 	uint32_t blk_steps;    /* instructions of this block lifted so far */
 	struct vec spare;      /* struct state *: free states (malloc) */
+	size_t state_size;     /* bytes of a state (state_size in ssa.c) */
 	size_t merge_end;      /* insns of the block when its merge ended: phis
 	                        * are only made there (merge_word) */
 	bool map_value_oob;    /* a lifted block has ssa_insns_map_value_oob */
