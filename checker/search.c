@@ -335,12 +335,19 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 {
 	unsigned w = x < 0x100 ? 1 : x < 0x10000 ? 2 : x < 0x100000000ull ? 4 : 8, be, d, hits = 0;
 	uint8_t enc[8];
-	uint32_t off, i;
+	uint32_t off, i, j;
 
 	for (be = 0; be < 2 && (be == 0 || w > 1); be++) {
 		for (i = 0; i < w; i++)
 			enc[i] = (uint8_t)(x >> (8 * (be ? w - 1 - i : i)));
+		for (j = 0; j + 1 < w && !enc[j]; j++)
+			;                  /* a byte of X's that is not 0 (most bytes are 0) */
 		for (off = 0; off + w <= n && hits < 4; off++) {
+			const uint8_t *at = memchr(buf + off + j, enc[j], n - w + 1 - off);
+
+			if (!at)
+				break;
+			off = (uint32_t)(at - buf) - j;   /* the next offset where byte j matches */
 			if (memcmp(buf + off, enc, w))
 				continue;
 			hits++;
@@ -380,9 +387,14 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 	/* no byte pattern of X, and the branch wants 0: X may be a masked
 	 * load; clear X's bits where the bytes have all of them */
 	for (be = 0; !hits && !y && be < 2 && (be == 0 || w > 1); be++) {
+		for (j = 0; j + 1 < w && !(uint8_t)(x >> (8 * (be ? w - 1 - j : j))); j++)
+			;                  /* a byte of X's bits that is not 0 */
 		for (off = 0; off + w <= n && hits < 4; off++) {
+			uint8_t xj = (uint8_t)(x >> (8 * (be ? w - 1 - j : j)));
 			uint64_t v = 0;
 
+			if ((buf[off + j] & xj) != xj)
+				continue;  /* byte j lacks some of X's bits there */
 			for (i = 0; i < w; i++)
 				v |= (uint64_t)buf[off + i] << (8 * (be ? w - 1 - i : i));
 			if ((v & x) != x)
