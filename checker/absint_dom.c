@@ -142,6 +142,13 @@ bool absint_sync(struct absint_val *a)
 	struct absint_val before;
 	unsigned i;
 
+	/* a constant whose four bounds and tnum agree, or top: synced already
+	 * (most values the pass meets are one or the other) */
+	if (!a->tm ? a->umin == a->tv && a->umax == a->tv && a->smin == (int64_t)a->tv &&
+		     a->smax == (int64_t)a->tv :
+	    !~a->tm && !a->tv && !a->umin && !~a->umax && a->smin == INT64_MIN &&
+		     a->smax == INT64_MAX)
+		return true;
 	for (i = 0; i < 4; i++) {
 		before = *a;
 		if (!sync_once(a))
