@@ -1,12 +1,15 @@
 /* test_arena.c - the arena's contract (checker/base.h): allocations are
  * zeroed and aligned, a vector keeps its elements as it grows, grows in
  * place when its array is the arena's last allocation and moves when it is
- * not, and every slot it hands out starts zeroed. */
+ * not, and every slot it hands out starts zeroed; heap_on_huge_page puts
+ * the blocks malloc hands out next on a transparent huge page. */
 #include "base.h"
 
 #include <check.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 START_TEST(alloc_is_zeroed_and_aligned)
 {
@@ -113,6 +116,59 @@ START_TEST(vector_past_a_chunk)
 }
 END_TEST
 
+/* heap_on_huge_page: the blocks malloc hands out next are in one 2 MiB
+ * transparent huge page once touched (the pad before it untouched: a 4 KiB
+ * page there kept the whole range in 4 KiB pages). Only where huge pages
+ * are on for madvise'd memory and glibc's malloc is the allocator. */
+static long huge_kb_at(const void *p)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	long kb = -1;
+	bool in = false;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2 && strchr(line, '-') < strchr(line, ' '))
+			in = (uintptr_t)p >= lo && (uintptr_t)p < hi;
+		else if (in && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	}
+	fclose(f);
+	return kb;
+}
+
+START_TEST(heap_on_huge_page_backs_blocks)
+{
+	char mode[128] = "";
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	unsigned char *p;
+
+	if (f) {
+		if (!fgets(mode, sizeof(mode), f))
+			mode[0] = 0;
+		fclose(f);
+	}
+#if defined(__SANITIZE_ADDRESS__)
+	mode[0] = 0;                   /* the sanitizer's allocator, not glibc's */
+#endif
+	if (!strstr(mode, "[always]") && !strstr(mode, "[madvise]")) {
+		fprintf(stderr, "heap_on_huge_page_backs_blocks: skipped (no transparent huge "
+				"pages for madvise'd memory here, or not glibc's malloc)\n");
+		return;
+	}
+	heap_on_huge_page();
+	heap_on_huge_page();           /* once only: the second call does nothing */
+	p = malloc(256 << 10);
+	ck_assert_ptr_nonnull(p);
+	memset(p, 1, 256 << 10);
+	ck_assert_int_ge(huge_kb_at(p + (255 << 10)), 2048);  /* its first bytes may be in the page before */
+	free(p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("arena");
@@ -124,6 +180,7 @@ int main(void)
 	tcase_add_test(tc, vector_alone_grows_in_place);
 	tcase_add_test(tc, interleaved_vectors_move_and_keep);
 	tcase_add_test(tc, vector_past_a_chunk);
+	tcase_add_test(tc, heap_on_huge_page_backs_blocks);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

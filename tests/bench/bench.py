@@ -42,8 +42,8 @@ LOOP_BOUND = 4
 T_RATE = 5e6          # instructions/s, load+decode+CFG+SSA at 1M
 T_MEM = 1024          # bytes of peak RSS per instruction
 T_MEDIAN, T_P95 = 1.0, 3.0
-REPS_CHECK = 7        # checker processes per example (median) ...
-REPS_KPROC = 7        # ... and kernel-load processes, in turns (one of each a round)
+REPS_CHECK = 15       # checker processes per example (median) ...
+REPS_KPROC = 15       # ... and kernel-load processes, in turns (one of each a round)
 T_CHECK = 2.0         # seconds per invariant
 T_CACHE = 0.05        # seconds for a --cache hit (ours: below one check's Z3 encoding)
 
