@@ -625,6 +625,24 @@ static bool searched(const struct loaded *l, const struct check_opts *o, struct 
 	return true;
 }
 
+/* smt_precheck of a check's program, computed on first use: the pre-pass,
+ * the bound without Z3 and not_modelled each need it (it was computed up
+ * to three times for a check that went to Z3). */
+struct precheck {
+	bool done;
+	struct smt_precheck pc;
+};
+
+static const struct smt_precheck *precheck(const struct ssa_prog *p, struct check_result *r,
+					   struct precheck *m)
+{
+	if (!m->done) {
+		smt_precheck(p, r->work, &m->pc);
+		m->done = true;
+	}
+	return &m->pc;
+}
+
 /* A bound that is its check's only assert, on a DAG without unwinding
  * markers (every run is one of its paths) whose longest path (bound.h) is
  * within the bound: it holds (solve decides it so without a query) and,
@@ -633,20 +651,21 @@ static bool searched(const struct loaded *l, const struct check_opts *o, struct 
  * (smt_precheck); a program it does not model goes to Z3 as before. True
  * when R is decided (holds, or an internal error). */
 static bool bound_without_z3(const struct loaded *l, const struct ssa_prog *p,
-			     const struct check_opts *o, struct check_result *r)
+			     const struct check_opts *o, struct check_result *r,
+			     struct precheck *m)
 {
-	struct smt_precheck pc;
+	const struct smt_precheck *pc;
 	uint64_t top;
 
 	if (!r->c->has_bound || r->c->nasserts != 1 || p->nunwind || o->no_search ||
 	    o->no_time || !bound_static_max(p, r->c->bound_site, &top) || top > r->c->bound)
 		return false;
-	smt_precheck(p, r->work, &pc);
-	if (pc.unsupported || !searched_worst(l, p, o, r, top))
+	pc = precheck(p, r, m);
+	if (pc->unsupported || !searched_worst(l, p, o, r, top))
 		return false;
 	if (r->verdict == CHECK_ERROR)
 		return true;
-	add_notes(r, pc.notes, pc.nnotes);
+	add_notes(r, pc->notes, pc->nnotes);
 	r->verdict = CHECK_HOLDS;
 	r->by_search = true;
 	return true;
@@ -718,25 +737,25 @@ static void add_notes(struct check_result *r, const char *const *n, unsigned k)
  * (the report needs its worst case), --timeout=0 (no proving at all) or a
  * program the encoder does not model. */
 static bool prove_without_z3(const struct ssa_prog *p, const struct check_opts *o,
-			     struct check_result *r)
+			     struct check_result *r, struct precheck *m)
 {
-	struct smt_precheck pc;
+	const struct smt_precheck *pc;
 	struct absint_opts ao = {0};
 	struct absint_result ar;
 	uint64_t t0 = stats_now();
 
 	if (o->no_absint || r->c->has_bound || o->no_time || past_deadline(o))
 		return false;
-	smt_precheck(p, r->work, &pc);
-	if (!pc.unsupported) {
-		ao.ptr_loads = pc.ptr_loads;
-		ao.mem = pc.mem;
+	pc = precheck(p, r, m);
+	if (!pc->unsupported) {
+		ao.ptr_loads = pc->ptr_loads;
+		ao.mem = pc->mem;
 		absint_prove(p, &ao, &ar);
 	}
 	r->absint_ns = stats_now() - t0;
-	if (pc.unsupported || ar.verdict != ABSINT_PROVED)
+	if (pc->unsupported || ar.verdict != ABSINT_PROVED)
 		return false;
-	add_notes(r, pc.notes, pc.nnotes);
+	add_notes(r, pc->notes, pc->nnotes);
 	r->verdict = CHECK_HOLDS;
 	r->by_absint = true;
 	return true;
@@ -746,15 +765,14 @@ static bool prove_without_z3(const struct ssa_prog *p, const struct check_opts *
  * first unsupported construct as smt_encode) is unknown without a Z3
  * context: a fuzzed object's map with 4 MB values cost a context and a
  * partial encoding for the same reason (0.06-0.1 s a check). */
-static bool not_modelled(const struct ssa_prog *p, struct check_result *r)
+static bool not_modelled(const struct ssa_prog *p, struct check_result *r, struct precheck *m)
 {
-	struct smt_precheck pc;
+	const struct smt_precheck *pc = precheck(p, r, m);
 
-	smt_precheck(p, r->work, &pc);
-	if (!pc.unsupported)
+	if (!pc->unsupported)
 		return false;
-	add_notes(r, pc.notes, pc.nnotes);
-	set_reason(r, CHECK_UNKNOWN, "not modelled: %s", pc.unsupported);
+	add_notes(r, pc->notes, pc->nnotes);
+	set_reason(r, CHECK_UNKNOWN, "not modelled: %s", pc->unsupported);
 	return true;
 }
 
@@ -791,6 +809,7 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 {
 	struct diag d = { .sink = to_reason, .arg = r };
 	struct ssa_opts so = { .loop_bound = o->loop_bound };
+	struct precheck pre = { 0 };
 	struct ssa_prog *p = NULL;
 	struct smt_prog *e = NULL;
 	struct smt *s = NULL;
@@ -835,15 +854,15 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 		set_reason(r, CHECK_UNKNOWN, "not modelled: %s", p->unsupported);
 		goto out;
 	}
-	if (prove_without_z3(p, o, r))
+	if (prove_without_z3(p, o, r, &pre))
 		goto out;
 	t1 = stats_now();
 	r->search_ns = stats_cpu_now();
-	search_done = bound_without_z3(l, p, o, r) || searched(l, o, r);
+	search_done = bound_without_z3(l, p, o, r, &pre) || searched(l, o, r);
 	r->search_ns = stats_cpu_now() - r->search_ns;
 	search_ns = o->no_time ? 0 : stats_now() - t1;     /* in solve (stats.h); none with --timeout=0 */
 	r->stage_ns[STAGE_SOLVE] = search_ns;
-	if (search_done || not_modelled(p, r))
+	if (search_done || not_modelled(p, r, &pre))
 		goto out;
 	t1 = stats_now();
 	s = context(shared);

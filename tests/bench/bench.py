@@ -311,10 +311,12 @@ def plot(path_png, ex, gen, out):
         series.append("'%s' u 1:3 w lp dt 2 t '%s: kernel load'" % (f.name, shape))
     with open(os.path.join(data, 'examples.dat'), 'w') as f:
         for e in ex:
-            f.write('%d %.6f %s %s\n' % (e['insns'], e['wall'],
-                                         '%.6f' % e['kernel'] if e['kernel'] else 'NaN', e['name']))
+            f.write('%d %.6f %s %s %s\n' % (e['insns'], e['wall'],
+                                            '%.6f' % e['kernel'] if e['kernel'] else 'NaN', e['name'],
+                                            '%.6f' % e['kernel_proc'] if e['kernel_proc'] else 'NaN'))
     series.append("'%s' u 1:2 w p pt 7 ps 1.5 t 'examples: checker (process)'" % f.name)
-    series.append("'%s' u 1:3 w p pt 5 ps 1.2 t 'examples: kernel load'" % f.name)
+    series.append("'%s' u 1:5 w p pt 9 ps 1.3 t 'examples: kernel-load process'" % f.name)
+    series.append("'%s' u 1:3 w p pt 5 ps 1.2 t 'examples: kernel load (in-process)'" % f.name)
     series.append("'%s' u 1:2:4 w labels noenhanced offset 0,0.8 font ',8' notitle" % f.name)
     script = "\n".join([
         "set terminal png size 1000,700 noenhanced",
