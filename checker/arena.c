@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #define CHUNK_MIN (64 * 1024)
@@ -323,9 +324,12 @@ void buf_free(struct vec *v)
  * from the heap instead of mappings of their own (glibc's default starts
  * at 128 KiB and follows the largest block freed up to 32 MiB; setting any
  * of these turns that off: Z3's blocks of 8-32 MiB were mapped afresh each
- * time). When an assumption does not hold (another allocator: mallopt
- * fails; no huge pages; the heap cannot grow), nothing is advised and the
- * process runs as before: only its page faults depend on it. */
+ * time). Under a limit on the address space or the data segment
+ * (ulimit -v, -d) below 1 GiB it does nothing. When an assumption does
+ * not hold (another allocator: mallopt fails; no huge pages; the heap
+ * cannot grow), nothing is advised and the process runs as before: only
+ * its page faults depend on it (docs/architecture.md, "The heap on a huge
+ * page"). */
 void heap_on_huge_page(void)
 {
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && defined(M_TOP_PAD) && \
@@ -333,22 +337,46 @@ void heap_on_huge_page(void)
 	/* the pad, reachable (leak checkers); written once, before any thread */
 	static void *pad;
 	const uintptr_t huge = HUGE_PAGE;
-	uintptr_t end, top, at;
+	uintptr_t end, top, at, keep;
+	struct rlimit as, data;
 
+	/* not under a limit on the address space or the data segment below
+	 * 1 GiB (ulimit -v, -d): the 64 MiB would come off what the run may
+	 * use (loop_sum's libz3 no longer fitted under ulimit -v 80000) */
+	if (getrlimit(RLIMIT_AS, &as) || getrlimit(RLIMIT_DATA, &data) ||
+	    (as.rlim_cur != RLIM_INFINITY && as.rlim_cur < (1ull << 30)) ||
+	    (data.rlim_cur != RLIM_INFINITY && data.rlim_cur < (1ull << 30)))
+		return;
 	/* mallopt answers 1 where glibc's malloc is the one in use */
-	if (pad || mallopt(M_TRIM_THRESHOLD, 128 << 20) != 1 || mallopt(M_TOP_PAD, 64 << 20) != 1 ||
+	if (pad || mallopt(M_TOP_PAD, 64 << 20) != 1 || mallopt(M_TRIM_THRESHOLD, 128 << 20) != 1 ||
 	    mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1)
 		return;
-	free(malloc(1));               /* malloc set up (its own first block), the heap grown */
+	free(malloc(1));               /* malloc set up (its own first block) */
 	end = (uintptr_t)sbrk(0);
-	top = end - mallinfo2().keepcost;  /* the top chunk: where the next blocks come from */
+	keep = mallinfo2().keepcost;
+	top = end - keep;              /* the top chunk: where the next blocks come from */
 	at = (top + 2 * 4096 + huge - 1) & ~(huge - 1);
+	/* the pad is bigger than the top chunk, so that taking it grows the
+	 * heap by 64 MiB (a top chunk of the 128 KiB glibc grows by that
+	 * covers the pad when TOP is that close below a boundary: one run in
+	 * 16 got no huge page) */
+	while (at - top - 4096 <= keep + 4096)
+		at += huge;
 	/* the pad's chunk ends a page before AT, and so does the header malloc
 	 * writes after it: no page of the region is touched before the advice
 	 * (a 4 KiB page there would keep its 2 MiB from being one huge page) */
 	pad = malloc(at - top - 4096);
+	/* later growth pads as glibc does by default: 64 MiB more at every
+	 * step would fail where a limit on the data segment (ulimit -d, -v)
+	 * leaves room for what is asked but not for the pad */
+	mallopt(M_TOP_PAD, 128 << 10);
 	end = (uintptr_t)sbrk(0);
-	if (pad && (uintptr_t)pad < at && end >= at + huge)
+	if (pad && (uintptr_t)pad < at && end >= at + huge) {
 		madvise((void *)at, (end - at) & ~(huge - 1), MADV_HUGEPAGE);
+		return;
+	}
+	/* the heap did not grow so far (such a limit): glibc's defaults */
+	mallopt(M_TRIM_THRESHOLD, 128 << 10);
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
 #endif
 }
