@@ -28,11 +28,14 @@ static int add_region(struct probe *pr, enum interp_mem_kind kind, const char *n
 		      uint64_t base, uint32_t size, const uint8_t *bytes, bool writable, int map)
 {
 	struct cex_region *r;
-	int ri = interp_add_region(&pr->ip, kind, name, base, size, NULL, writable);
+	/* the run's memory: a copy in the try's arena (freed with it, not by
+	 * interp_fini), the counterexample keeps another of the bytes before
+	 * the run */
+	int ri = interp_add_region(&pr->ip, kind, name, base, size,
+				   arena_dup(pr->a, bytes, size), writable);
 
 	if (ri < 0)
 		return -1;
-	memcpy(interp_region(&pr->ip, ri)->bytes, bytes, size);
 	r = vec_push(pr->a, &pr->regions, sizeof(*r));
 	r->kind = kind;
 	r->name = name;
