@@ -437,9 +437,13 @@ static int fix_func_sizes(struct loader *l, struct obj_func *fs, uint32_t n)
 
 		if (i + 1 < n && fs[i + 1].sec == f->sec)
 			end = fs[i + 1].start;
-		if (!f->nslots)
+		if (!f->nslots) {
 			f->nslots = end - f->start;
-		else if (f->start + f->nslots > end)
+			if (!f->nslots)    /* another function starts there, or the section ends */
+				return loader_fail(l, "function '%s' at insn %u of section '%s' has size 0 and no instructions before %s",
+						   f->name, f->start, l->o->sections[f->sec].name,
+						   i + 1 < n && fs[i + 1].sec == f->sec ? "the next function" : "the section's end");
+		} else if (f->start + f->nslots > end)
 			return loader_fail(l, "functions '%s' and '%s' overlap in section '%s'",
 					   f->name, fs[i + 1].name, l->o->sections[f->sec].name);
 	}

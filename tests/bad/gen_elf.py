@@ -243,6 +243,19 @@ def sym_map_shndx_out(e): e.put('H', e.sym(e.sym_named('counters')) + 6, 999)
 def sym_no_func(e): e.b[e.sym(e.sym_named('xdp_fw')) + 4] = 0x10  # GLOBAL NOTYPE
 
 
+@case('xdp_fw')
+def sym_func_empty(e):
+    """The xdp section's own symbol made a LOCAL FUNC: size 0 where xdp_fw
+    starts (found by fuzz_check, session 16: every check was an internal
+    error "function '' is empty")."""
+    xdp = e.sec('xdp')
+    for k in range(e.size('.symtab') // 24):
+        if e.b[e.sym(k) + 4] == 0x03 and e.u('H', e.sym(k) + 6) == xdp:  # LOCAL SECTION
+            e.b[e.sym(k) + 4] = 0x02                                     # LOCAL FUNC
+            return
+    raise KeyError('the xdp section symbol')
+
+
 # ---- relocations -----------------------------------------------------------
 
 def rel(e, k):
