@@ -79,6 +79,10 @@ void loader_warn(struct loader *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* The function of code section SEC (index in o->sections) starting at SLOT. */
 int loader_func_starting(const struct loader *l, int sec, uint32_t slot);
+/* object_relocs.c: the code sections' relocations; then the kfuncs' and
+ * externs' tables into the object (their prototypes from BTF) */
+int collect_relocs(struct loader *l);
+void finish_externs(struct loader *l);
 bool loader_sym_is_object(const struct lsym *s);
 
 /* object_maps.c */
