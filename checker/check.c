@@ -217,13 +217,30 @@ static void witness(const struct loaded *l, struct smt *s, const struct smt_prog
 		r->witness = NULL;
 		note = arena_printf(r->arena, "the worst case is not known: %s", why);
 		add_notes(r, &note, 1);
-	} else if (err == 0 &&
-	    (replay_run(l, r->c, r->witness, &r->wreplay) < 0 ||
-	     r->wreplay.outcome != REPLAY_EXITED || r->wreplay.steps != r->worst)) {
-		/* the bound's count and the interpreter's disagree: a checker bug */
-		set_reason(r, CHECK_ERROR, "internal error: the worst-case input (%" PRIu64
-			   " instructions) replays as: %s", r->worst, r->wreplay.msg);
-		r->witness = NULL;
+	} else if (err == 0) {
+		bool ran = replay_run(l, r->c, r->witness, &r->wreplay) == 0;
+
+		if (ran && r->wreplay.outcome == REPLAY_EXITED && r->wreplay.steps == r->worst)
+			;              /* the witness runs the worst case */
+		else if (ran && r->witness->unspecified) {
+			/* the model chose a value the spec language leaves open
+			 * (as confirm() says of a counterexample): the upper
+			 * bound is proved, the run is not one */
+			r->has_worst = false;
+			r->has_worst_max = true;
+			r->worst_max = r->worst;
+			note = arena_printf(r->arena, "the worst case is not known: the longest run's "
+					    "input depends on %s, whose value is unspecified (guard the "
+					    "read); its replay: %s", r->witness->unspecified,
+					    r->wreplay.msg);
+			add_notes(r, &note, 1);
+			r->witness = NULL;
+		} else {
+			/* the bound's count and the interpreter's disagree: a checker bug */
+			set_reason(r, CHECK_ERROR, "internal error: the worst-case input (%" PRIu64
+				   " instructions) replays as: %s", r->worst, r->wreplay.msg);
+			r->witness = NULL;
+		}
 	}
 	smt_release(s, q);
 }
