@@ -173,6 +173,29 @@ int interp_region_at(const struct interp *ip, uint64_t addr, uint32_t size)
 	return region_any(ip, addr, size, true);
 }
 
+void interp_track(struct interp *ip, int index, uint8_t *seen, uint32_t off, uint32_t len)
+{
+	struct interp_region *r = interp_region(ip, index);
+
+	if (!r)
+		return;
+	r->seen = seen;
+	r->seen_off = off;
+	r->seen_len = len;
+	memset(seen, 0, len);
+}
+
+/* Bytes [OFF, OFF + SIZE) of R are touched (interp_track). */
+static void touch(const struct interp_region *r, uint64_t off, uint64_t size)
+{
+	uint64_t lo = off > r->seen_off ? off : r->seen_off;
+	uint64_t hi = off + size < (uint64_t)r->seen_off + r->seen_len ?
+		      off + size : (uint64_t)r->seen_off + r->seen_len;
+
+	if (lo < hi)
+		memset(r->seen + (lo - r->seen_off), 1, hi - lo);
+}
+
 uint8_t *interp_mem(struct interp *ip, uint64_t addr, uint32_t size,
 		    bool write)
 {
@@ -181,6 +204,8 @@ uint8_t *interp_mem(struct interp *ip, uint64_t addr, uint32_t size,
 
 	if (!r || (write && !r->writable))
 		return NULL;
+	if (r->seen)
+		touch(r, addr - r->base, size);
 	return r->bytes + (addr - r->base);
 }
 
@@ -210,6 +235,8 @@ int interp_add_region(struct interp *ip, enum interp_mem_kind kind,
 	r->live = true;
 	r->name = name ? name : interp_mem_kind_name(kind);
 	r->owned = !bytes;
+	r->seen = NULL;
+	r->seen_off = r->seen_len = 0;
 	r->bytes = bytes ? bytes : calloc(1, size);
 	if (!r->bytes)
 		abort(); /* out of memory: tier 3 (base.h) */
@@ -246,8 +273,11 @@ static uint8_t *access(struct interp *ip, uint64_t addr, uint32_t size,
 	unsigned long long a = addr;
 
 	r = interp_region(ip, i);
-	if (r && r->live && (!write || r->writable))
+	if (r && r->live && (!write || r->writable)) {
+		if (r->seen)
+			touch(r, addr - r->base, size);
 		return r->bytes + (addr - r->base);
+	}
 	ip->res.addr = addr;
 	ip->res.size = size;
 	if (r && !r->live)
@@ -605,6 +635,8 @@ static bool exec_ldpkt(struct interp *ip, const struct insn *in)
 			    (long long)off);
 	if (off < 0 || (uint64_t)off + in->size > r->size)
 		return finish(ip, 0);   /* the kernel: return 0 */
+	if (r->seen)
+		touch(r, (uint64_t)off, in->size);
 	ip->regs[0] = bswap(load_le(r->bytes + off, in->size), 8u * in->size);
 	return next(ip);
 }

@@ -117,6 +117,11 @@ struct interp_region {
 	bool live;           /* false: accesses fault (dead stack frames) */
 	bool owned;          /* bytes allocated by the interpreter */
 	const char *name;    /* for messages; not copied */
+	/* NULL, or a byte per byte of [seen_off, seen_off + seen_len) of the
+	 * region, set to 1 by every access that touches it: a load, store or
+	 * atomic, a legacy packet load, interp_mem (interp_track) */
+	uint8_t *seen;
+	uint32_t seen_off, seen_len;
 };
 
 struct interp;
@@ -207,6 +212,12 @@ int interp_add_region(struct interp *ip, enum interp_mem_kind kind,
 		      const char *name, uint64_t base, uint32_t size,
 		      void *bytes, bool writable);
 struct interp_region *interp_region(struct interp *ip, int index);
+/* Mark in SEEN[0..LEN) the bytes [OFF, OFF + LEN) of region INDEX that the
+ * run touches (any access, reads and writes alike, and every host pointer
+ * interp_mem hands out): a byte left 0 was not looked at by the program,
+ * the environment's callbacks through interp_mem, or the legacy packet
+ * loads. SEEN[0..LEN) is cleared here. */
+void interp_track(struct interp *ip, int index, uint8_t *seen, uint32_t off, uint32_t len);
 int interp_nregions(const struct interp *ip);
 /* The live region containing [ADDR, ADDR+SIZE), or -1. */
 int interp_region_at(const struct interp *ip, uint64_t addr, uint32_t size);

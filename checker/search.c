@@ -636,9 +636,20 @@ static void zero_range(struct search *sr, struct cand *cd, struct cand *t, size_
 	zero_range(sr, cd, t, off, lo + (hi - lo) / 2, hi, site, pr);
 }
 
+/* The N bytes at OFF of CD made 0 where CD still fails SITE with them:
+ * for a bound-only check, every byte the last run of CD did not touch at
+ * once (the run with them 0 is the same run: sr->okseen), then
+ * zero_range over the rest. */
 static void zero_bytes(struct search *sr, struct cand *cd, struct cand *t, size_t off, size_t n,
 		       unsigned site, struct probe *pr)
 {
+	uint8_t *c = (uint8_t *)cd + off;
+	const uint8_t *seen = sr->okseen + off;
+	size_t i;
+
+	if (sr->track)
+		for (i = 0; i < n; i++)
+			c[i] &= (uint8_t)-seen[i];  /* seen is 0 or 1: branchless, vectorised */
 	zero_range(sr, cd, t, off, 0, n, site, pr);
 }
 
@@ -771,6 +782,9 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 	sr->l = l;
 	sr->c = c;
 	sr->o = l->o;
+	sr->track = search_bound_only(c);
+	if (sr->track)
+		memset(pr->seen, 0, sizeof(pr->seen));
 	sr->has_pkt = instrument_pkt_fields(l->o->funcs[c->func].prog_type, &sr->off_data,
 					    &sr->off_end, &sr->off_meta);
 	sr->nslots = calloc(l->o->nsections + 1, sizeof(uint32_t));

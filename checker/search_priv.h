@@ -98,6 +98,13 @@ struct probe {
 	 * sets ip up, and only cmps[0..ncmps) is ever read (20 KiB a run) */
 	struct interp ip;
 	struct cmp cmps[S_CMPS];
+	/* with sr->track: by byte of the candidate, 1 where the run touched
+	 * it (interp_track). Each run clears the ranges it tracks (the
+	 * context, the packet's len bytes, its entries', the helper writes');
+	 * what it does not is no byte of its input (the packet past len, an
+	 * entry it did not make) and holds an earlier run's marks: a 1
+	 * there only costs a try. Zeroed once per search. */
+	uint8_t seen[sizeof(struct cand)];
 };
 
 struct search {
@@ -137,6 +144,12 @@ struct search {
 	const struct search_guide *guide;  /* NULL: none */
 	uint8_t *gtries;               /* by guide step: its flips so far */
 	bool front;                    /* push to the front of the queue */
+	/* a bound-only check (search_bound_only): whether a run fails it
+	 * depends on the bytes it touches and nothing else, so the probe
+	 * tracks them, and okseen is that set of the last try that failed
+	 * the assert (minimise zeroes the rest without running them) */
+	bool track;
+	uint8_t okseen[sizeof(struct cand)];
 };
 
 struct hint {
@@ -152,6 +165,9 @@ bool search_fits(const struct pcall *p, uint64_t v);
  * model (pr->bad) or could not be set up. PR: the trace. */
 bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, struct cex **x,
 		  struct probe *pr);
+/* C checks nothing but the bound: a run fails it by its instruction count
+ * alone (no replay needed). */
+bool search_bound_only(const struct mon_check *c);
 /* Probe and replay CD: 1 when the replay fails an assert (*SITE; WANT
  * >= 0: that one), else 0. */
 int search_try(struct search *sr, const struct cand *cd, int want, unsigned *site,

@@ -68,6 +68,9 @@ static int new_entry(struct probe *pr, int map, uint64_t addr, const uint8_t *ke
 			addr, m->value_size, bytes, true, map);
 	if (ri < 0)
 		return -1;
+	if (pr->sr->track)
+		interp_track(&pr->ip, ri, pr->seen + offsetof(struct cand, ent) + pr->nents * S_ENTSZ,
+			     0, m->value_size < S_ENTSZ ? m->value_size : S_ENTSZ);
 	e = &pr->ents[pr->nents++];
 	e->map = map;
 	e->addr = addr;
@@ -447,6 +450,8 @@ static void stack_writes(struct probe *pr, const struct helper_model *m, int kfu
 		p = interp_mem(&pr->ip, args[j], (uint32_t)size, true);
 		if (!p)
 			continue;
+		if (pr->sr->track)         /* the program may read any of them */
+			memset(pr->seen + offsetof(struct cand, wr) + pr->nwr * S_ENTSZ, 1, size);
 		memcpy(p, pr->cd->wr[pr->nwr++], size);
 		w[n++] = (struct cex_write){ args[j], (uint32_t)size, arena_dup(pr->a, p, size) };
 	}
@@ -636,6 +641,7 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 	struct cex *x;
 	uint32_t m, v;
 	bool ok = false;
+	int ri;
 
 	memset(pr, 0, offsetof(struct probe, ip));
 	pr->l = sr->l;
@@ -658,14 +664,21 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 		v = (uint32_t)pr->end;
 		memcpy(ctx + sr->off_end, &v, 4);
 	}
-	if (add_region(pr, INTERP_MEM_CTX, "ctx", SMT_CTX_BASE, CTX_SIZE, ctx, true, -1) < 0)
+	if (sr->track)                 /* interp_track clears the other ranges it marks */
+		memset(pr->seen + offsetof(struct cand, wr), 0, sizeof(cd->wr));
+	if ((ri = add_region(pr, INTERP_MEM_CTX, "ctx", SMT_CTX_BASE, CTX_SIZE, ctx, true, -1)) < 0)
 		goto out;
+	if (sr->track)
+		interp_track(&pr->ip, ri, pr->seen + offsetof(struct cand, ctx), 0, CTX_SIZE);
 	if (sr->has_pkt) {
 		pk = arena_alloc(a, SMT_PKT_HEADROOM + cd->len + PKT_TAIL);
 		memcpy(pk + SMT_PKT_HEADROOM, cd->pkt, cd->len);
-		if (add_region(pr, INTERP_MEM_PACKET, "packet", SMT_PKT_BASE,
-			       SMT_PKT_HEADROOM + cd->len + PKT_TAIL, pk, true, -1) < 0)
+		if ((ri = add_region(pr, INTERP_MEM_PACKET, "packet", SMT_PKT_BASE,
+				     SMT_PKT_HEADROOM + cd->len + PKT_TAIL, pk, true, -1)) < 0)
 			goto out;
+		if (sr->track)
+			interp_track(&pr->ip, ri, pr->seen + offsetof(struct cand, pkt),
+				     SMT_PKT_HEADROOM, cd->len);
 	}
 	for (m = 0; m < o->nmaps; m++) {
 		const struct obj_datasec *d;
@@ -714,7 +727,7 @@ out:
  * counters or assumes): whether a run fails it is the probe's
  * instruction count, the same interpreter on the same input as the replay (the caller
  * replays the input it returns: check.c searched_worst). */
-static bool bound_only(const struct mon_check *c)
+bool search_bound_only(const struct mon_check *c)
 {
 	return c->has_bound && c->nasserts == 1 && c->bound_site == 0 && !c->nvars &&
 	       !c->nhandlers && !c->ncounters && !c->nassumes;
@@ -738,13 +751,15 @@ int search_try(struct search *sr, const struct cand *cd, int want, unsigned *sit
 	sr->tried = a;
 	if (!search_probe(sr, cd, a, &x, pr))
 		return 0;
-	if (bound_only(sr->c)) {
+	if (search_bound_only(sr->c)) {
 		/* the monitor's one assert: insns <= bound at the exit */
 		if (pr->status != INTERP_EXIT || pr->steps <= sr->c->bound ||
 		    (want >= 0 && (unsigned)want != sr->c->bound_site))
 			return 0;
 		*site = sr->c->bound_site;
 		sr->ok_reads = (unsigned)pr->reads.len;
+		if (sr->track)
+			memcpy(sr->okseen, pr->seen, sizeof(sr->okseen));
 		return 1;
 	}
 	if (replay_run(sr->l, sr->c, x, &rr) == 0 && rr.outcome == REPLAY_ASSERT_FAILED &&

@@ -976,6 +976,52 @@ START_TEST(legacy_packet_loads)
 }
 END_TEST
 
+/* interp_track: every access marks the bytes it touches inside the
+ * tracked window (loads, stores, atomics, legacy packet loads, host
+ * pointers from interp_mem), nothing else is marked, and the window is
+ * cleared when tracking starts. */
+START_TEST(track_touched_bytes)
+{
+	struct prog *p = calloc(1, sizeof(*p));
+	uint8_t mem[32] = { 0 }, pkt[16] = { 0 }, seen[24], pseen[16];
+	uint64_t base = 0x100000, args[5] = { base, 0, 0, 0, 0 };
+	unsigned i;
+
+	ck_assert_ptr_nonnull(p);
+	/* a load of [4, 8), a store of [10, 12), an atomic on [16, 24), a
+	 * load at [28, 30) outside the window [2, 26); ldabs of pkt [3, 5) */
+	prog_open(p, "ldxw %r2, [%r1+4]\nsth [%r1+10], 7\nmov %r3, 1\n"
+		     "lock add [%r1+16], %r3\nldxh %r4, [%r1+28]\nldabsh 3\nexit", NULL);
+	ck_assert_int_eq(interp_add_region(&p->ip, INTERP_MEM_USER, "m", base, sizeof(mem), mem, true),
+			 8);
+	ck_assert_int_eq(interp_add_region(&p->ip, INTERP_MEM_PACKET, "pkt", 0, sizeof(pkt), pkt,
+					   false), 9);
+	memset(seen, 0xee, sizeof(seen));
+	memset(pseen, 0xee, sizeof(pseen));
+	interp_track(&p->ip, 8, seen, 2, sizeof(seen));
+	interp_track(&p->ip, 9, pseen, 0, sizeof(pseen));
+	for (i = 0; i < sizeof(seen); i++)
+		ck_assert_uint_eq(seen[i], 0);      /* cleared */
+	ck_assert_int_eq(prog_run(p, args), INTERP_EXIT);
+	for (i = 0; i < sizeof(seen); i++) {
+		unsigned b = i + 2;
+		bool want = (b >= 4 && b < 8) || (b >= 10 && b < 12) || (b >= 16 && b < 24);
+
+		ck_assert_msg(seen[i] == want, "byte %u: %u", b, seen[i]);
+	}
+	for (i = 0; i < sizeof(pseen); i++)
+		ck_assert_msg(pseen[i] == (i == 3 || i == 4), "packet byte %u: %u", i, pseen[i]);
+	/* a host pointer handed out is a touch too (a helper reading it) */
+	ck_assert_ptr_nonnull(interp_mem(&p->ip, base + 24, 4, false));
+	ck_assert_uint_eq(seen[22], 1);
+	ck_assert_uint_eq(seen[23], 1);
+	ck_assert_uint_eq(seen[21], 1);             /* the atomic's last byte */
+	ck_assert_ptr_null(interp_mem(&p->ip, base + 30, 4, false));   /* past the region */
+	interp_fini(&p->ip);
+	free(p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("interp");
@@ -1006,6 +1052,7 @@ int main(void)
 	tcase_add_test(tc, callbacks_invoke);
 	tcase_add_test(tc, undefined_registers_are_zero);
 	tcase_add_test(tc, legacy_packet_loads);
+	tcase_add_test(tc, track_touched_bytes);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_run_all(sr, CK_NORMAL);

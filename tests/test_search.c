@@ -165,6 +165,34 @@ START_TEST(nothing_for_checks_that_hold)
 }
 END_TEST
 
+/* A bound-only check (the worst-case search: no monitor, only the
+ * instruction count): the minimisation zeroes every input byte the
+ * failing run did not touch without running it (search.c zero_bytes,
+ * interp_track), so the witness comes with fewer runs (without a guide
+ * here: check.c's worst_guide makes it 53 runs); the witness runs exactly
+ * the 64 instructions of xdp_fw's longest path. */
+START_TEST(worst_case_skips_untouched_bytes)
+{
+	struct env e;
+	struct mon_check longer;
+	struct cex *x = NULL;
+	struct replay_result rr;
+	unsigned runs = 0;
+
+	env_open(&e, fw_obj);
+	longer = *find(&e, "xdp_fw.bound_insns");
+	ck_assert(longer.has_bound);
+	longer.bound = 63;
+	ck_assert(search_run_budget(&e.l, &longer, SEARCH_WORST_BUDGET, e.a, &x, &runs));
+	ck_assert_uint_eq(runs, 418);        /* 433 when every range was run */
+	ck_assert_int_eq(replay_run(&e.l, &longer, x, &rr), 0);
+	ck_assert_int_eq(rr.outcome, REPLAY_ASSERT_FAILED);
+	ck_assert_uint_eq(rr.steps, 64);
+	replay_result_free(&rr);
+	env_close(&e);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("search");
@@ -182,6 +210,7 @@ int main(int argc, char **argv)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, finds_the_ssh_bug_exactly);
 	tcase_add_test(tc, nothing_for_checks_that_hold);
+	tcase_add_test(tc, worst_case_skips_untouched_bytes);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -7,7 +7,8 @@ One run measures, on this machine:
     time, the stage times of its --stats line, each check's seconds), and
     the kernel verifier's load time of the same object measured two ways:
     a process (bench_kload --process: open + load + close + exit, wall
-    time, median of 5) and in-process (bench_kload: libbpf
+    time), a `bpftool prog loadall` process (the issue's reference; needs
+    bpftool and a bpffs) and in-process (bench_kload: libbpf
     bpf_object__load timed inside the process, median of 5). The ratios
     compare like with like: checker process / kernel process, and the
     checker's --stats total / the kernel's in-process load;
@@ -79,6 +80,37 @@ def kernel_process(kload, obj):
     return t, child_faults() - f0
 
 
+BPFFS = '/sys/fs/bpf'
+
+
+def bpftool_ready():
+    """None when `bpftool prog loadall` can be timed (bpftool installed, a
+    bpffs at /sys/fs/bpf: mounted here when missing and we are root, as
+    systemd does at boot), else why not."""
+    if not shutil.which('bpftool'):
+        return 'skipped: bpftool is not installed'
+    def mounted():
+        with open('/proc/mounts') as f:
+            return any(l.split()[1:3] == [BPFFS, 'bpf'] for l in f if len(l.split()) > 2)
+    if not mounted() and os.geteuid() == 0:
+        subprocess.run(['mount', '-t', 'bpf', 'bpf', BPFFS], capture_output=True)
+        if mounted():
+            print('bench: mounted a bpffs at %s for bpftool prog loadall' % BPFFS)
+    return None if mounted() else 'skipped: no bpffs at %s' % BPFFS
+
+
+def bpftool_process(obj, n):
+    """Wall time of one `bpftool prog loadall OBJ DIR` process (the issue's
+    own reference: a whole bpftool process; its pins removed after, not
+    timed); None when it fails."""
+    d = os.path.join(BPFFS, 'invcheck-bench-%d-%d' % (os.getpid(), n))
+    t0 = time.monotonic()
+    p = subprocess.run(['bpftool', 'prog', 'loadall', obj, d], capture_output=True)
+    t = time.monotonic() - t0
+    subprocess.run(['rm', '-rf', d])
+    return t if p.returncode == 0 else None
+
+
 def checker_run(a, obj, spec):
     """One bpf-invcheck --stats process: (wall, --stats fields, JSON, exit)."""
     f0 = child_faults()
@@ -103,13 +135,18 @@ def run_example(a, name):
     # the two processes in turns, so that the machine's load drifting
     # during the run weighs on both medians alike
     runs, kts, kfaults = [], [], None
+    bts = [] if k is not None and a.bpftool is None else None
     for i in range(max(REPS_CHECK, REPS_KPROC)):
         if k is not None and kts is not None and i < REPS_KPROC:
             t, kfaults = kernel_process(a.kload, obj)
             kts = None if t is None else kts + [t]
+        if bts is not None and i < REPS_KPROC:
+            t = bpftool_process(obj, i)
+            bts = None if t is None else bts + [t]
         if i < REPS_CHECK:
             runs.append(checker_run(a, obj, spec))
     kp = statistics.median(kts) if kts else None
+    bp = statistics.median(bts) if bts else None
     runs.sort(key=lambda r: r[0])
     wall, st, out, rc = runs[len(runs) // 2]
     total = statistics.median(float(r[1]['total']) for r in runs)
@@ -131,7 +168,7 @@ def run_example(a, name):
         sys.exit('bench: %s: cached run exit %d, uncached %d' % (name, h.returncode, rc))
     row = {'name': name, 'kind': 'example', 'cached': cached, 'insns': int(st['insns']),
            'checks': int(st['checks']), 'wall': wall, 'kernel': k, 'kernel_state': kstate,
-           'kernel_proc': kp,
+           'kernel_proc': kp, 'bpftool_proc': bp,
            'max_check': float(st['max_check']), 'slowest': slow.get('check', ''),
            'peak_rss_kb': int(st['peak_rss_kb']), 'faults': st['faults'], 'kernel_faults': kfaults,
            'verdicts': ' '.join('%d %s' % (n, v) for v, n in sorted(verdicts.items()))}
@@ -139,6 +176,7 @@ def run_example(a, name):
         row[s] = float(st[s])
     row['total'] = total
     row['ratio'] = wall / kp if kp else None          # process vs process
+    row['ratio_bpftool'] = wall / bp if bp else None  # process vs a bpftool process
     row['ratio_inproc'] = total / k if k else None    # in-process vs in-process
     return row
 
@@ -204,6 +242,8 @@ def targets(ex, gen, sizes):
                     (r['bytes_per_insn'], r['peak_rss_kb'], r['rss_start_kb']),
                     r['bytes_per_insn'] <= T_MEM and big >= 1000000))
     for key, how in (('ratio', 'process vs process: checker wall / kernel-load process wall'),
+                     ('ratio_bpftool', 'process vs bpftool: checker wall / `bpftool prog loadall` '
+                      'process wall, the issue\'s reference'),
                      ('ratio_inproc', 'in-process: checker --stats total / bpf_object__load')):
         ratios = [e[key] for e in ex if e.get(key) is not None]
         if ratios:
@@ -231,26 +271,30 @@ def report(ex, gen, exps, tg, sizes):
     L.append('Examples: the default spec examples/NAME.inv, bpf-invcheck processes (median of %d); '
              'wall = the checker process, total = its --stats total (in-process); '
              'kernel proc = wall time of a process that opens, loads and closes the object '
-             '(bench_kload --process, median of %d); kernel = bpf_object__load in-process '
+             '(bench_kload --process, median of %d); bpftool proc = wall time of a '
+             '`bpftool prog loadall OBJ DIR` process (the issue\'s own reference, a whole bpftool '
+             'process; Debian\'s bpftool links libbpf statically; its pins removed after, not timed; '
+             'median of %d, in the same rounds); kernel = bpf_object__load in-process '
              '(median of 5); ratio proc = wall / kernel proc (process vs process); '
              'ratio in-proc = total / kernel (in-process vs in-process); '
              '--cache hit = wall time of the same run answered from --cache DIR; '
              'faults = minor page faults of the checker process (its last run, as the parent sees a '
              'child: from the fork on), kernel faults = those of the last kernel-load process '
              '(a page touched for the first time costs 11-16 us on this machine: '
-             'docs/architecture.md, "Pages touched").' % (REPS_CHECK, REPS_KPROC))
+             'docs/architecture.md, "Pages touched").' % (REPS_CHECK, REPS_KPROC, REPS_KPROC))
     L.append('')
     L.append('| example | insns | checks | verdicts | ' + ' | '.join(STAGES) +
-             ' | total | wall | slowest check | kernel proc | kernel | ratio proc | ratio in-proc'
-             ' | --cache hit | faults | kernel faults |')
-    L.append('|' + '---|' * (len(STAGES) + 14))
+             ' | total | wall | slowest check | kernel proc | bpftool proc | kernel | ratio proc'
+             ' | ratio bpftool | ratio in-proc | --cache hit | faults | kernel faults |')
+    L.append('|' + '---|' * (len(STAGES) + 16))
     for e in ex:
         kern = fmt(e['kernel']) if e['kernel'] is not None else e['kernel_state']
-        L.append('| %s | %d | %d | %s | %s | %s | %s | %s (%.2f s) | %s | %s | %s | %s | %s | %s | %s |' % (
+        L.append('| %s | %d | %d | %s | %s | %s | %s | %s (%.2f s) | %s | %s | %s | %s | %s | %s | %s | %s | %s |' % (
             e['name'], e['insns'], e['checks'], e['verdicts'],
             ' | '.join(fmt(e[s]) for s in STAGES), fmt(e['total']), fmt(e['wall']),
-            e['slowest'], e['max_check'], fmt(e['kernel_proc']), kern,
+            e['slowest'], e['max_check'], fmt(e['kernel_proc']), fmt(e['bpftool_proc']), kern,
             ('%.1fx' % e['ratio']) if e['ratio'] is not None else '-',
+            ('%.1fx' % e['ratio_bpftool']) if e['ratio_bpftool'] is not None else '-',
             ('%.1fx' % e['ratio_inproc']) if e['ratio_inproc'] is not None else '-',
             fmt(e['cached']), e['faults'],
             e['kernel_faults'] if e['kernel_faults'] is not None else '-'))
@@ -284,8 +328,8 @@ def report(ex, gen, exps, tg, sizes):
 
 def write_csv(path, ex, gen):
     cols = ['name', 'kind', 'insns', 'checks'] + STAGES + ['total', 'wall', 'cached', 'lift', 'max_check',
-            'peak_rss_kb', 'bytes_per_insn', 'kernel', 'kernel_proc', 'kernel_state', 'ratio',
-            'ratio_inproc', 'faults', 'kernel_faults']
+            'peak_rss_kb', 'bytes_per_insn', 'kernel', 'kernel_proc', 'bpftool_proc', 'kernel_state',
+            'ratio', 'ratio_bpftool', 'ratio_inproc', 'faults', 'kernel_faults']
     with open(path, 'w', newline='') as f:
         w = csv.writer(f)
         w.writerow(cols)
@@ -311,11 +355,13 @@ def plot(path_png, ex, gen, out):
         series.append("'%s' u 1:3 w lp dt 2 t '%s: kernel load'" % (f.name, shape))
     with open(os.path.join(data, 'examples.dat'), 'w') as f:
         for e in ex:
-            f.write('%d %.6f %s %s %s\n' % (e['insns'], e['wall'],
-                                            '%.6f' % e['kernel'] if e['kernel'] else 'NaN', e['name'],
-                                            '%.6f' % e['kernel_proc'] if e['kernel_proc'] else 'NaN'))
+            f.write('%d %.6f %s %s %s %s\n' % (e['insns'], e['wall'],
+                                               '%.6f' % e['kernel'] if e['kernel'] else 'NaN', e['name'],
+                                               '%.6f' % e['kernel_proc'] if e['kernel_proc'] else 'NaN',
+                                               '%.6f' % e['bpftool_proc'] if e['bpftool_proc'] else 'NaN'))
     series.append("'%s' u 1:2 w p pt 7 ps 1.5 t 'examples: checker (process)'" % f.name)
     series.append("'%s' u 1:5 w p pt 9 ps 1.3 t 'examples: kernel-load process'" % f.name)
+    series.append("'%s' u 1:6 w p pt 13 ps 1.3 t 'examples: bpftool prog loadall process'" % f.name)
     series.append("'%s' u 1:3 w p pt 5 ps 1.2 t 'examples: kernel load (in-process)'" % f.name)
     series.append("'%s' u 1:2:4 w labels noenhanced offset 0,0.8 font ',8' notitle" % f.name)
     script = "\n".join([
@@ -358,6 +404,9 @@ def main():
     a.kload = os.path.join(a.build, 'tests', 'bench', 'bench_kload')
     a.genprog = os.path.join(a.src, 'tests', 'bench', 'genprog.py')
     os.makedirs(a.out, exist_ok=True)
+    a.bpftool = bpftool_ready()
+    if a.bpftool:
+        print('bench: bpftool prog loadall not measured: %s' % a.bpftool[len('skipped: '):])
     sizes = [int(s) for s in a.sizes.split(',')]
     names = sorted(f[:-4] for f in os.listdir(os.path.join(a.src, 'examples'))
                    if f.endswith('.inv') and
