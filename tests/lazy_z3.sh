@@ -74,7 +74,11 @@ fi
 [ -n "$soname" ] || { fail "no libz3 soname in the loader's log"; soname=libz3.so.unknown; }
 mkdir -p "$tmp/short" "$tmp/other"
 echo junk >"$tmp/short/$soname"
-cp "$(ldd "$bin" | sed -n 's/.*libelf\.so\.1 => \([^ ]*\).*/\1/p')" "$tmp/other/$soname"
+# another library (libelf: the binary links it statically by default,
+# so the loader's cache names it)
+other=$(ldd "$bin" | sed -n 's/.*libelf\.so\.1 => \([^ ]*\).*/\1/p')
+[ -n "$other" ] || other=$(/sbin/ldconfig -p | sed -n 's/.*libelf\.so\.1 (libc6,x86-64) => \(.*\)$/\1/p' | head -1)
+cp "$other" "$tmp/other/$soname"
 for case in "short:cannot open the solver library $soname: $tmp/short/$soname: file too short" \
 	    "other:the solver library $soname has no Z3_del_config"; do
 	dir=${case%%:*} why=${case#*:}
