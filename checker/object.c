@@ -29,7 +29,6 @@
 #define EM_BPF 247
 #endif
 
-
 /* ---- diagnostics ------------------------------------------------------ */
 
 int loader_fail(struct loader *l, const char *fmt, ...)

@@ -43,7 +43,7 @@
 #include "replay.h"
 
 #define SEARCH_BUDGET 96u
-/* A bound's worst case (check.c searched_worst): a run of the DAG's
+/* A bound's worst case (check_worst.c check_searched_worst): a run of the DAG's
  * longest path takes a branch right at every turn (xdp_fw's: 443 inputs);
  * the search failing costs a Z3 context and a worst-case search in it,
  * 20-100x the time of these inputs. */
@@ -56,7 +56,7 @@
 bool search_run_budget(const struct loaded *l, const struct mon_check *c, unsigned budget,
 		       struct arena *a, struct cex **out, unsigned *runs);
 /* A bound's longest path as branch decisions, in the order a run meets
- * them (check.c worst_guide): each try that leaves the path at one of them
+ * them (check_worst.c worst_guide): each try that leaves the path at one of them
  * has that branch flipped first (its candidates go to the front of the
  * queue), before the other sides the search tries anyway. Only the order
  * of the inputs changes. */

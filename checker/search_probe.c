@@ -726,7 +726,7 @@ out:
 /* C checks nothing but the bound (its one assert; no state, handlers,
  * counters or assumes): whether a run fails it is the probe's
  * instruction count, the same interpreter on the same input as the replay (the caller
- * replays the input it returns: check.c searched_worst). */
+ * replays the input it returns: check_worst.c check_searched_worst). */
 bool search_bound_only(const struct mon_check *c)
 {
 	return c->has_bound && c->nasserts == 1 && c->bound_site == 0 && !c->nvars &&

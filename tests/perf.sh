@@ -101,7 +101,7 @@ done
 # 185, scx_mini 225, xdp_fw 443, tailcall 370); the flips by a register's
 # packet bytes (below) add candidates to xdp_fw's and tailcall's worst-case
 # searches (395 -> 433, 226 -> 271); a worst-case search guided by the
-# longest path's branch decisions (check.c worst_guide, search.c
+# longest path's branch decisions (check_worst.c worst_guide, search.c
 # guide_flip) takes trace_exec 14 -> 9, cgroup_skb 22 -> 11, lsm_policy
 # 33 -> 28, tc_classifier 137 -> 71, xdp_fw 433 -> 72, tailcall 271 -> 136;
 # its minimisation zeroes the bytes the run did not touch without running

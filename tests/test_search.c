@@ -169,7 +169,7 @@ END_TEST
  * instruction count): the minimisation zeroes every input byte the
  * failing run did not touch without running it (search.c zero_bytes,
  * interp_track), so the witness comes with fewer runs (without a guide
- * here: check.c's worst_guide makes it 53 runs); the witness runs exactly
+ * here: check_worst.c's worst_guide makes it 53 runs); the witness runs exactly
  * the 64 instructions of xdp_fw's longest path. */
 START_TEST(worst_case_skips_untouched_bytes)
 {

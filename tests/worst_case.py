@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A bound's worst case (check.c worst_case): exact where it is known, the
+"""A bound's worst case (check_worst.c worst_case): exact where it is known, the
 proved upper bound where the search's budget of solver work runs out.
 
 - Straight-line programs whose longest DAG path is feasible (test_bound:
