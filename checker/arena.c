@@ -330,6 +330,17 @@ void buf_free(struct vec *v)
  * cannot grow), nothing is advised and the process runs as before: only
  * its page faults depend on it (docs/architecture.md, "The heap on a huge
  * page"). */
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && defined(M_TOP_PAD) && \
+	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+/* glibc's values (the dynamic mmap threshold stays off once set) */
+static void malloc_defaults(void)
+{
+	mallopt(M_TOP_PAD, 128 << 10);
+	mallopt(M_TRIM_THRESHOLD, 128 << 10);
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
+}
+#endif
+
 void heap_on_huge_page(void)
 {
 #if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && defined(M_TOP_PAD) && \
@@ -347,10 +358,15 @@ void heap_on_huge_page(void)
 	    (as.rlim_cur != RLIM_INFINITY && as.rlim_cur < (1ull << 30)) ||
 	    (data.rlim_cur != RLIM_INFINITY && data.rlim_cur < (1ull << 30)))
 		return;
-	/* mallopt answers 1 where glibc's malloc is the one in use */
-	if (pad || mallopt(M_TOP_PAD, 64 << 20) != 1 || mallopt(M_TRIM_THRESHOLD, 128 << 20) != 1 ||
-	    mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1)
+	/* mallopt answers 1 where glibc's malloc is the one in use; the three
+	 * are set together or not at all (a 64 MiB pad left for every later
+	 * growth would fail under a limit, see below) */
+	if (pad || mallopt(M_TOP_PAD, 64 << 20) != 1)
 		return;
+	if (mallopt(M_TRIM_THRESHOLD, 128 << 20) != 1 || mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1) {
+		malloc_defaults();
+		return;
+	}
 	free(malloc(1));               /* malloc set up (its own first block) */
 	end = (uintptr_t)sbrk(0);
 	keep = mallinfo2().keepcost;
@@ -376,7 +392,6 @@ void heap_on_huge_page(void)
 		return;
 	}
 	/* the heap did not grow so far (such a limit): glibc's defaults */
-	mallopt(M_TRIM_THRESHOLD, 128 << 10);
-	mallopt(M_MMAP_THRESHOLD, 128 << 10);
+	malloc_defaults();
 #endif
 }
