@@ -309,6 +309,20 @@ void buf_free(struct vec *v)
 	v->len = v->cap = 0;
 }
 
+/* heap_on_huge_page's assumptions: glibc's malloc (mallopt, mallinfo2:
+ * 2.33) and transparent huge pages */
+#if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && defined(M_TOP_PAD) && \
+	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#define HEAP_HUGE_PAGE 1
+/* glibc's values (the dynamic mmap threshold stays off once set) */
+static void malloc_defaults(void)
+{
+	mallopt(M_TOP_PAD, 128 << 10);
+	mallopt(M_TRIM_THRESHOLD, 128 << 10);
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
+}
+#endif
+
 /* Where a page touched for the first time costs 11-16 us (a VM whose
  * hypervisor shadows the page tables: docs/architecture.md, "Pages
  * touched"), a check that needs no solver was mostly page faults: 100 to
@@ -330,21 +344,9 @@ void buf_free(struct vec *v)
  * cannot grow), nothing is advised and the process runs as before: only
  * its page faults depend on it (docs/architecture.md, "The heap on a huge
  * page"). */
-#if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && defined(M_TOP_PAD) && \
-	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
-/* glibc's values (the dynamic mmap threshold stays off once set) */
-static void malloc_defaults(void)
-{
-	mallopt(M_TOP_PAD, 128 << 10);
-	mallopt(M_TRIM_THRESHOLD, 128 << 10);
-	mallopt(M_MMAP_THRESHOLD, 128 << 10);
-}
-#endif
-
 void heap_on_huge_page(void)
 {
-#if defined(__GLIBC__) && defined(MADV_HUGEPAGE) && defined(M_TOP_PAD) && \
-	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33))
+#ifdef HEAP_HUGE_PAGE
 	/* the pad, reachable (leak checkers); written once, before any thread */
 	static void *pad;
 	const uintptr_t huge = HUGE_PAGE;
