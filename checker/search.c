@@ -647,7 +647,7 @@ static void zero_bytes(struct search *sr, struct cand *cd, struct cand *t, size_
 	const uint8_t *seen = sr->okseen + off;
 	size_t i;
 
-	if (sr->track)
+	if (sr->bound_only)
 		for (i = 0; i < n; i++)
 			c[i] &= (uint8_t)-seen[i];  /* seen is 0 or 1: branchless, vectorised */
 	zero_range(sr, cd, t, off, 0, n, site, pr);
@@ -782,8 +782,8 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 	sr->l = l;
 	sr->c = c;
 	sr->o = l->o;
-	sr->track = search_bound_only(c);
-	if (sr->track)
+	sr->bound_only = search_bound_only(c);
+	if (sr->bound_only)
 		memset(pr->seen, 0, sizeof(pr->seen));
 	sr->has_pkt = instrument_pkt_fields(l->o->funcs[c->func].prog_type, &sr->off_data,
 					    &sr->off_end, &sr->off_meta);

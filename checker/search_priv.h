@@ -98,7 +98,7 @@ struct probe {
 	 * sets ip up, and only cmps[0..ncmps) is ever read (20 KiB a run) */
 	struct interp ip;
 	struct cmp cmps[S_CMPS];
-	/* with sr->track: by byte of the candidate, 1 where the run touched
+	/* with sr->bound_only: by byte of the candidate, 1 where the run touched
 	 * it (interp_track). Each run clears the ranges it tracks (the
 	 * context, the packet's len bytes, its entries', the helper writes');
 	 * what it does not is no byte of its input (the packet past len, an
@@ -144,11 +144,13 @@ struct search {
 	const struct search_guide *guide;  /* NULL: none */
 	uint8_t *gtries;               /* by guide step: its flips so far */
 	bool front;                    /* push to the front of the queue */
-	/* a bound-only check (search_bound_only): whether a run fails it
-	 * depends on the bytes it touches and nothing else, so the probe
-	 * tracks them, and okseen is that set of the last try that failed
-	 * the assert (minimise zeroes the rest without running them) */
-	bool track;
+	/* a bound-only check (search_bound_only, once per search): a run
+	 * fails it by its instruction count (search_try needs no replay),
+	 * which depends on the bytes the run touches and nothing else, so
+	 * the probe tracks them, and okseen is that set of the last try
+	 * that failed the assert (minimise zeroes the rest without running
+	 * them) */
+	bool bound_only;
 	uint8_t okseen[sizeof(struct cand)];
 };
 

@@ -68,7 +68,7 @@ static int new_entry(struct probe *pr, int map, uint64_t addr, const uint8_t *ke
 			addr, m->value_size, bytes, true, map);
 	if (ri < 0)
 		return -1;
-	if (pr->sr->track)
+	if (pr->sr->bound_only)
 		interp_track(&pr->ip, ri, pr->seen + offsetof(struct cand, ent) + pr->nents * S_ENTSZ,
 			     0, m->value_size < S_ENTSZ ? m->value_size : S_ENTSZ);
 	e = &pr->ents[pr->nents++];
@@ -450,7 +450,7 @@ static void stack_writes(struct probe *pr, const struct helper_model *m, int kfu
 		p = interp_mem(&pr->ip, args[j], (uint32_t)size, true);
 		if (!p)
 			continue;
-		if (pr->sr->track)         /* the program may read any of them */
+		if (pr->sr->bound_only)    /* the program may read any of them */
 			memset(pr->seen + offsetof(struct cand, wr) + pr->nwr * S_ENTSZ, 1, size);
 		memcpy(p, pr->cd->wr[pr->nwr++], size);
 		w[n++] = (struct cex_write){ args[j], (uint32_t)size, arena_dup(pr->a, p, size) };
@@ -664,11 +664,11 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 		v = (uint32_t)pr->end;
 		memcpy(ctx + sr->off_end, &v, 4);
 	}
-	if (sr->track)                 /* interp_track clears the other ranges it marks */
+	if (sr->bound_only)            /* interp_track clears the other ranges it marks */
 		memset(pr->seen + offsetof(struct cand, wr), 0, sizeof(cd->wr));
 	if ((ri = add_region(pr, INTERP_MEM_CTX, "ctx", SMT_CTX_BASE, CTX_SIZE, ctx, true, -1)) < 0)
 		goto out;
-	if (sr->track)
+	if (sr->bound_only)
 		interp_track(&pr->ip, ri, pr->seen + offsetof(struct cand, ctx), 0, CTX_SIZE);
 	if (sr->has_pkt) {
 		pk = arena_alloc(a, SMT_PKT_HEADROOM + cd->len + PKT_TAIL);
@@ -676,7 +676,7 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 		if ((ri = add_region(pr, INTERP_MEM_PACKET, "packet", SMT_PKT_BASE,
 				     SMT_PKT_HEADROOM + cd->len + PKT_TAIL, pk, true, -1)) < 0)
 			goto out;
-		if (sr->track)
+		if (sr->bound_only)
 			interp_track(&pr->ip, ri, pr->seen + offsetof(struct cand, pkt),
 				     SMT_PKT_HEADROOM, cd->len);
 	}
@@ -751,15 +751,14 @@ int search_try(struct search *sr, const struct cand *cd, int want, unsigned *sit
 	sr->tried = a;
 	if (!search_probe(sr, cd, a, &x, pr))
 		return 0;
-	if (search_bound_only(sr->c)) {
+	if (sr->bound_only) {
 		/* the monitor's one assert: insns <= bound at the exit */
 		if (pr->status != INTERP_EXIT || pr->steps <= sr->c->bound ||
 		    (want >= 0 && (unsigned)want != sr->c->bound_site))
 			return 0;
 		*site = sr->c->bound_site;
 		sr->ok_reads = (unsigned)pr->reads.len;
-		if (sr->track)
-			memcpy(sr->okseen, pr->seen, sizeof(sr->okseen));
+		memcpy(sr->okseen, pr->seen, sizeof(sr->okseen));
 		return 1;
 	}
 	if (replay_run(sr->l, sr->c, x, &rr) == 0 && rr.outcome == REPLAY_ASSERT_FAILED &&
