@@ -101,6 +101,37 @@ static bool disjoint(struct walk *w, const struct ssa_insn *v, const struct absi
 	return true;
 }
 
+/* X = A + B (ALU V) of two values whose sum cannot wrap within the op's
+ * width (their largest values say so): the sum is exact, so A is in
+ * [X.umin - B.umax, X.umax - B.umin] and B likewise; false: no run
+ * (X below what B alone adds). */
+static bool sum_back(struct walk *w, const struct ssa_insn *v, const struct absint_val *x,
+		     unsigned depth)
+{
+	uint64_t lim = v->is64 ? ~0ull : 0xffffffffull;
+	struct absint_val a[2];
+	unsigned i;
+
+	if (v->op != ISA_ADD || v->nargs < 2)
+		return true;
+	for (i = 0; i < 2; i++)
+		a[i] = get(w, v->args[i]);
+	if (a[0].umax > lim || a[1].umax > lim || a[0].umax > lim - a[1].umax)
+		return true;
+	for (i = 0; i < 2; i++) {
+		const struct absint_val *o = &a[!i];
+		struct absint_val t = absint_top();
+
+		if (x->umax < o->umin)
+			return false;
+		t.umin = x->umin > o->umax ? x->umin - o->umax : 0;
+		t.umax = x->umax - o->umin;
+		if (!absint_sync(&t) || !absint_narrow(w, v->args[i], &t, depth - 1))
+			return false;
+	}
+	return true;
+}
+
 /* Value ID, bytes [off, off + size) of a wider value on this path (a
  * C_PART: a narrower load inside an earlier one or under a later one, a
  * mask), was narrowed to X: so are those bytes of the wider value; and
@@ -146,7 +177,7 @@ static bool back(struct walk *w, uint32_t id, unsigned depth)
 		return absint_narrow(w, w->phi_arg[id], &x, depth - 1);
 	if (v->kind == SSA_ALU) {
 		if (!const_operand(w, v, &y, &c, &lhs))
-			return disjoint(w, v, &x, depth);
+			return sum_back(w, v, &x, depth) && disjoint(w, v, &x, depth);
 		if (!absint_invert_alu(v->op, v->is64, lhs, &x, c, &t))
 			return true;
 		return absint_narrow(w, y, &t, depth - 1);
@@ -154,6 +185,10 @@ static bool back(struct walk *w, uint32_t id, unsigned depth)
 	if (v->kind == SSA_EXTRACT) {
 		t = absint_invert_extract(&x, (unsigned)v->imm, v->size);
 		return absint_narrow(w, v->args[0], &t, depth - 1);
+	}
+	if (v->kind == SSA_SELECT) {
+		y = absint_select_now(w, id);
+		return !y || absint_narrow(w, y, &x, depth - 1);
 	}
 	if (v->kind == SSA_UNARY && (v->op == ISA_LE || v->op == ISA_BE || v->op == ISA_BSWAP) &&
 	    v->size >= 1 && v->size <= 8) {
@@ -164,6 +199,29 @@ static bool back(struct walk *w, uint32_t id, unsigned depth)
 		return absint_narrow(w, v->args[0], &t, depth - 1);
 	}
 	return whole(w, id, &x, depth);
+}
+
+/* SELECT ID whose condition the path decides now (its operands computed
+ * again from what the path has learnt since it was defined: a lookup's
+ * result tested after the handler that selected on it): the operand it
+ * selects; 0: undecided, or not a select. */
+uint32_t absint_select_now(struct walk *w, uint32_t id)
+{
+	const struct ssa_insn *v = w->p->values[id];
+	struct absint_val a, b;
+	bool empty = w->empty;
+	int k;
+
+	if (v->kind != SSA_SELECT || v->nargs < 4 || !w->def[id])
+		return 0;
+	absint_reeval_begin(w);
+	a = absint_reeval(w, v->args[0], 16);
+	b = absint_reeval(w, v->args[1], 16);
+	w->empty = empty;     /* what an enclosing evaluation found */
+	a = absint_extract(&a, 0, v->size, false);
+	b = absint_extract(&b, 0, v->size, false);
+	k = absint_cond(ISA_JEQ, true, &a, &b);
+	return k < 0 ? 0 : v->args[k ? 2 : 3];
 }
 
 /* `x op x`: 1 always true, 0 always false, -1 either (JSET: x != 0). */
@@ -188,6 +246,9 @@ static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint3
 	bool one = find(w, a) == find(w, b);
 	int f = absint_fact_decide(w, op, is64, a, b);
 
+	if (f < 0 && (is64 || (x.umax <= 0xffffffffull && y.umax <= 0xffffffffull)))
+		f = absint_sum_decide(w, op, a, b);     /* in 64 bits: the values fit */
+
 	if (f >= 0 && f != taken)
 		return false;
 	if (one && a != 0 && absint_reflexive(op) >= 0 && absint_reflexive(op) != taken)
@@ -201,6 +262,11 @@ static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint3
 		return false;
 	if (f < 0 && (op == ISA_JEQ || op == ISA_JNE))
 		absint_fact_push(w, taken == (op == ISA_JEQ) ? ISA_JEQ : ISA_JNE, is64, a, b);
+	else if (f < 0 && (op == ISA_JGT || op == ISA_JGE || op == ISA_JLT || op == ISA_JLE))
+		/* an unsigned ordering: a fact, or its negation's (!(a > b)
+		 * is a <= b) */
+		absint_fact_push(w, taken ? op : op == ISA_JGT ? ISA_JLE : op == ISA_JLE ? ISA_JGT :
+				 op == ISA_JGE ? ISA_JLT : ISA_JGE, is64, a, b);
 	set(w, a, &x);
 	if (!one)
 		set(w, b, &y);
@@ -449,6 +515,8 @@ static struct absint_val eval_with(struct walk *w, const struct ssa_insn *v,
 		c = absint_cond(v->op, true, &args[0], &args[1]);
 		if (c < 0)
 			c = absint_fact_decide(w, v->op, true, v->args[0], v->args[1]);
+		if (c < 0)
+			c = absint_sum_decide(w, v->op, v->args[0], v->args[1]);
 		if (c < 0 && v->args[0] && v->args[1] &&
 		    chosen(w, v->args[0]) == chosen(w, v->args[1]))
 			c = absint_reflexive(v->op);
@@ -610,6 +678,13 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 			if (absint_contains(&c, 0) && v->args[0] != 0)
 				absint_cell_push(w, &(struct cell){ .kind = C_ASSUME, .id = v->args[0] });
 		} else if (v->kind == SSA_ASSERT) {
+			if (w->o->count_site && v->nargs >= 2 &&
+			    v->imm == (int64_t)w->o->count_site - 1) {
+				c = get(w, v->args[1]);
+				if (!w->r->count_seen || c.umax > w->r->count_max)
+					w->r->count_max = c.umax;
+				w->r->count_seen = true;
+			}
 			c = get(w, v->args[0]);
 			if (absint_contains(&c, 0)) {
 				c = absint_reeval_top(w, v->args[0]);
@@ -634,9 +709,14 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 				return false;
 			}
 		} else if (v->kind != SSA_LOAD || !absint_load(w, v, &c)) {
+			uint32_t k;
+
 			c = eval(w, v);
 			shifted(w, v->id, &c, get(w, w->shl_of[v->id]));
 			define(w, v->id, &c);
+			if ((k = absint_sub_cancels(w, v)) != 0 || (k = absint_slot_part(w, v)) != 0)
+				absint_alias(w, v->id, k, &c);
+			absint_rem_fact(w, v);
 			absint_hold(w, v, &c);
 			if (v->kind == SSA_SELECT)
 				select_alias(w, v, &c);

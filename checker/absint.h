@@ -102,6 +102,11 @@ struct absint_opts {
 	 * on that path. */
 	void (*at_exit)(void *arg, const struct ssa_block *exit, const struct absint_val *r0);
 	void *arg;
+	/* A bound's worst case: when non-zero, every ASSERT of site
+	 * COUNT_SITE - 1 with a second operand (the insns counter,
+	 * instrument.c) that a path reaches raises absint_result.count_max
+	 * to that operand's largest value on the path. */
+	unsigned count_site;
 };
 
 enum absint_verdict { ABSINT_PROVED, ABSINT_UNKNOWN };
@@ -114,6 +119,11 @@ struct absint_result {
 	uint64_t unwinds;         /* paths that reached an unwinding marker */
 	struct absint_val r0;     /* the join of r0 over the exits reached */
 	uint64_t exits;
+	/* opts.count_site: the largest counter value at any of its asserts
+	 * reached (count_seen: one was). PROVED with count_seen: no run
+	 * counts more than count_max there. */
+	uint64_t count_max;
+	bool count_seen;
 };
 
 /* O NULL: the defaults. */

@@ -384,6 +384,21 @@ static void part(struct walk *w, uint32_t id, uint32_t src, unsigned byte, unsig
 	absint_cell_push(w, &c);
 }
 
+/* Write cell E hides from a load (cell C) what was known of its bytes:
+ * a write to another region does not; one at a constant address (OP 1)
+ * only where it overlaps C's bytes of the same constant root (any other
+ * root may point anywhere in the region). */
+static bool blocks(const struct cell *e, const struct cell *c)
+{
+	if (e->region == ABSINT_MEM_ANY)
+		return true;
+	if (e->region != c->region)
+		return false;
+	if (!e->op || e->root != c->root || !(c->root & ROOT_CONST))
+		return true;
+	return c->off - e->off < e->size || e->off - c->off < c->size;
+}
+
 /* A new load ID (its cell C, zero-extended, not inside an earlier one)
  * over the bytes of earlier narrower loads of its root since the last
  * write to its region (the program's byte loads, then the spec's exit
@@ -400,8 +415,8 @@ static void has_parts(struct walk *w, uint32_t id, const struct cell *c)
 		struct absint_val x, y;
 		uint64_t d = e->off - c->off;
 
-		if (e->kind == C_WRITE) {
-			if (e->region == ABSINT_MEM_ANY || e->region == c->region)
+		if (e->kind == C_WRITE || e->kind == C_MSUM) {
+			if (blocks(e, c))
 				break;
 			continue;
 		}
@@ -437,8 +452,21 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
 		const struct cell *e = &w->cells[i];
 
-		if (e->kind == C_WRITE) {
-			if (e->region == ABSINT_MEM_ANY || e->region == region)
+		if (e->kind == C_MSUM && e->root == c.root && e->region == region &&
+		    e->off == c.off && c.size == 8 && w->def[e->id] && w->def[e->b]) {
+			/* what an atomic add left there: ID + B */
+			struct absint_val x = get(w, e->id), y = get(w, e->b);
+
+			*val = absint_alu(ISA_ADD, true, &x, &y);
+			define(w, v->id, val);
+			absint_cell_push(w, &(struct cell){ .kind = C_VSUM, .id = v->id,
+							    .root = e->id, .b = e->b });
+			c.id = v->id;
+			absint_cell_push(w, &c);
+			return true;
+		}
+		if (e->kind == C_WRITE || e->kind == C_MSUM) {
+			if (blocks(e, &c))
 				break;
 			continue;
 		}
@@ -473,13 +501,93 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 	return true;
 }
 
-/* A write (or a call that may write) V: later loads of its region miss. */
+/* The value the path knows at the constant address ROOT + OFF (SIZE
+ * bytes, REGION, zero-extended): a load's representative, or 0. */
+static uint32_t known_at(struct walk *w, uint32_t root, uint64_t off, unsigned size,
+			 uint16_t region)
+{
+	struct cell c = { .root = root, .off = off, .size = (uint8_t)size, .region = region };
+	size_t i, n;
+
+	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
+		const struct cell *e = &w->cells[i];
+
+		if (e->kind == C_WRITE || e->kind == C_MSUM) {
+			if (blocks(e, &c))
+				return 0;
+			continue;
+		}
+		if (e->kind == C_LOAD && e->root == root && e->region == region && e->off == off &&
+		    e->size == size && !e->sx && w->def[e->id])
+			return find(w, e->id);
+	}
+	return 0;
+}
+
+/* A write (or a call that may write) V: later loads of its region miss,
+ * but for a store or atomic at a constant address (the address of a
+ * global or a map's value: the encoder's constant, smt_mem.c mem_addr),
+ * after which only loads of the bytes written miss. A store of 8 bytes,
+ * or of a value that fits its bytes, is what a later load of them reads
+ * (a C_LOAD of the stored value); an 8-byte atomic add to a known value
+ * K leaves K + the operand (C_MSUM). Exact for the encoder, whose
+ * regions are arrays at constant addresses, and for the interpreter. */
 void absint_write_barrier(struct walk *w, const struct ssa_insn *v)
 {
 	struct cell c = { .kind = C_WRITE, .region = mem_code(w, v) };
+	uint32_t old = 0;
 
-	if (c.region)
-		absint_cell_push(w, &c);
+	if (!c.region)
+		return;
+	if ((v->kind == SSA_STORE || v->kind == SSA_ATOMIC) && v->nargs >= 2 && !w->flat &&
+	    c.region != ABSINT_MEM_ANY && v->size >= 1 && v->size <= 8) {
+		c.off = (uint64_t)v->imm;
+		c.root = addr_root(w, v->args[0], &c.off);
+		if (c.root & ROOT_CONST) {
+			c.op = 1;
+			c.size = v->size;
+			if (v->kind == SSA_ATOMIC && v->op == ISA_ATOMIC_ADD && v->size == 8)
+				old = known_at(w, c.root, c.off, 8, c.region);
+		}
+	}
+	absint_cell_push(w, &c);
+	if (old && w->def[v->args[1]]) {
+		absint_cell_push(w, &(struct cell){ .kind = C_MSUM, .root = c.root, .off = c.off,
+						    .size = 8, .region = c.region, .id = old,
+						    .b = find(w, v->args[1]), .op = 1 });
+	} else if (c.op && v->kind == SSA_STORE && w->def[v->args[1]]) {
+		struct absint_val x = get(w, v->args[1]);
+
+		if (v->size == 8 || x.umax < 1ull << (8 * v->size))
+			absint_cell_push(w, &(struct cell){ .kind = C_LOAD, .root = c.root,
+							    .off = c.off, .size = v->size,
+							    .region = c.region,
+							    .id = find(w, v->args[1]) });
+	}
+}
+
+/* SUB64 V: a value the path knows as A + B less A (or B) is B (or A),
+ * modular; its representative, or 0. */
+uint32_t absint_sub_cancels(const struct walk *w, const struct ssa_insn *v)
+{
+	uint32_t a, b;
+	size_t i, n;
+
+	if (v->kind != SSA_ALU || v->op != ISA_SUB || !v->is64 || v->nargs < 2)
+		return 0;
+	a = find(w, v->args[0]);
+	b = find(w, v->args[1]);
+	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
+		const struct cell *e = &w->cells[i];
+
+		if (e->kind != C_VSUM || find(w, e->id) != a)
+			continue;
+		if (find(w, e->root) == b && w->def[find(w, e->b)])
+			return find(w, e->b);
+		if (find(w, e->b) == b && w->def[find(w, e->root)])
+			return find(w, e->root);
+	}
+	return 0;
 }
 
 /* ALU or UNARY V just defined (VAL): a mask of the low bytes of its
@@ -598,12 +706,61 @@ static bool fact_form(const struct walk *w, unsigned op, bool is64, uint32_t *a,
 	return *a != 0;
 }
 
+/* An unsigned ordering `A op B` (JGT, JGE, JLT, JLE) of two values
+ * that are not constants, as `*LO < *HI` (*STRICT) or `*LO <= *HI`, 64-bit
+ * (a 32-bit one of operands that fit is one); false: not such. */
+static bool order_form(const struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b,
+		       uint32_t *lo, uint32_t *hi, bool *strict)
+{
+	struct absint_val x = get(w, a), y = get(w, b);
+	uint64_t k;
+
+	if (op != ISA_JGT && op != ISA_JGE && op != ISA_JLT && op != ISA_JLE)
+		return false;
+	if (!is64 && (x.umax > 0xffffffffull || y.umax > 0xffffffffull))
+		return false;
+	if (absint_is_const(&x, &k) || absint_is_const(&y, &k) || !a || !b)
+		return false;
+	a = find(w, a);
+	b = find(w, b);
+	if (a == b)
+		return false;
+	*strict = op == ISA_JGT || op == ISA_JLT;
+	*lo = op == ISA_JGT || op == ISA_JGE ? b : a;
+	*hi = *lo == a ? b : a;
+	return true;
+}
+
+/* What the path's ordering facts say of LO < HI (STRICT) or LO <= HI. */
+static int order_decide(const struct walk *w, uint32_t lo, uint32_t hi, bool strict)
+{
+	size_t i, n;
+
+	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
+		const struct cell *e = &w->cells[i];
+		bool es;
+
+		if (e->kind != C_FACT || (e->op != ISA_JLT && e->op != ISA_JLE))
+			continue;
+		es = e->op == ISA_JLT;
+		if (e->root == lo && e->b == hi && (es || !strict))
+			return 1;     /* lo < hi gives both; lo <= hi the weak one */
+		if (e->root == hi && e->b == lo && (es || strict))
+			return 0;     /* hi < lo denies both; hi <= lo denies lo < hi */
+	}
+	return -1;
+}
+
 /* What the path's facts say of `A op B`: 1 true, 0 false, -1 nothing. */
 int absint_fact_decide(const struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b)
 {
 	uint64_t k;
+	uint32_t lo, hi;
+	bool strict;
 	size_t i, n;
 
+	if (order_form(w, op, is64, a, b, &lo, &hi, &strict))
+		return order_decide(w, lo, hi, strict);
 	if (!fact_form(w, op, is64, &a, &b, &k))
 		return -1;
 	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
@@ -620,11 +777,21 @@ int absint_fact_decide(const struct walk *w, unsigned op, bool is64, uint32_t a,
 	return -1;
 }
 
-/* `A op B` (JEQ / JNE) is true on this path from here on. */
+/* `A op B` (JEQ / JNE, or an unsigned ordering of two values) is true on
+ * this path from here on. */
 void absint_fact_push(struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b)
 {
 	struct cell c = { .kind = C_FACT, .op = (uint8_t)op };
+	uint32_t lo, hi;
+	bool strict;
 
+	if (order_form(w, op, is64, a, b, &lo, &hi, &strict)) {
+		c.op = strict ? ISA_JLT : ISA_JLE;
+		c.root = lo;
+		c.b = hi;
+		absint_cell_push(w, &c);
+		return;
+	}
 	if (!fact_form(w, op, is64, &a, &b, &c.off))
 		return;
 	c.root = a;

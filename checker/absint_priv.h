@@ -37,9 +37,17 @@ struct undo {
  *   C_BRANCH: the path took `ROOT op B` (OFF 1) or its negation (OFF 0)
  *            where the values did not decide it (SX: is64): asked again
  *            in a case split (absint.c branches_broken).
+ *   C_WRITE with OP 1: a write of SIZE bytes at the constant address
+ *            ROOT + OFF (ROOT_CONST): only loads of those bytes of ROOT
+ *            miss (absint_path.c blocks);
+ *   C_MSUM:  memory at the constant address ROOT + OFF (8 bytes, REGION)
+ *            holds ID + B (an atomic add to what ID was loaded as);
+ *   C_VSUM:  value ID is ROOT + B (64-bit, modular).
+ * C_FACT's op may be JLT / JLE too: `ROOT < B` / `ROOT <= B`, unsigned,
+ * 64-bit (B a value).
  * ROOT, ID and B are representatives (find), but C_ASSUME's ID and
  * C_BRANCH's ROOT and B (values: find them). */
-enum { C_LOAD, C_WRITE, C_PART, C_FACT, C_ASSUME, C_BRANCH };
+enum { C_LOAD, C_WRITE, C_PART, C_FACT, C_ASSUME, C_BRANCH, C_MSUM, C_VSUM };
 
 struct cell {
 	uint32_t root;
@@ -182,6 +190,11 @@ struct absint_val absint_eval_load(const struct walk *w, const struct ssa_insn *
 bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *val);
 /* V may write memory: a barrier for the cells of what it may write. */
 void absint_write_barrier(struct walk *w, const struct ssa_insn *v);
+uint32_t absint_sub_cancels(const struct walk *w, const struct ssa_insn *v);
+uint32_t absint_slot_part(const struct walk *w, const struct ssa_insn *v);
+void absint_rem_fact(struct walk *w, const struct ssa_insn *v);
+int absint_sum_decide(struct walk *w, unsigned op, uint32_t a, uint32_t b);
+uint32_t absint_select_now(struct walk *w, uint32_t id);
 /* V is a mask / truncation / byte swap of a value: record it as bytes of it. */
 void absint_masks(struct walk *w, const struct ssa_insn *v, const struct absint_val *val);
 /* By value id, the first value that computes the same value in every run

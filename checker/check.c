@@ -251,11 +251,46 @@ static const struct smt_precheck *precheck(const struct ssa_prog *p, struct chec
 	return &m->pc;
 }
 
-/* A bound that is its check's only assert, on a DAG without unwinding
- * markers (every run is one of its paths) whose longest path (bound.h) is
- * within the bound: it holds (solve decides it so without a query) and,
- * when the search finds a run that long, that run is the worst case and
- * its witness: no Z3 context at all. The notes are the encoder's
+/* The most instructions any run counts at the bound's asserts, proved
+ * without Z3: the DAG's longest path (bound.h) when the bound is the
+ * check's only assert and no unwinding marker is in the DAG; else the
+ * pre-pass (absint.h) with the counter's largest value over the paths it
+ * walks, when it proves every assert (the bound's too) and that no marker
+ * is reached: every run is one of those paths, on which the counter is a
+ * sum of constants. False: neither (Z3 decides). */
+static bool bound_top(const struct ssa_prog *p, const struct check_opts *o,
+		      struct check_result *r, struct precheck *m, uint64_t *top)
+{
+	const struct smt_precheck *pc;
+	struct absint_opts ao = {0};
+	struct absint_result ar;
+	uint64_t t0;
+
+	if (r->c->nasserts == 1 && !p->nunwind && bound_static_max(p, r->c->bound_site, top) &&
+	    *top <= r->c->bound)
+		return true;
+	if (o->no_absint || past_deadline(o))
+		return false;
+	pc = precheck(p, r, m);
+	if (pc->unsupported)
+		return false;
+	t0 = stats_now();
+	ao.ptr_loads = pc->ptr_loads;
+	ao.mem = pc->mem;
+	ao.count_site = r->c->bound_site + 1;
+	absint_prove(p, &ao, &ar);
+	r->absint_ns += stats_now() - t0;
+	if (ar.verdict != ABSINT_PROVED || !ar.count_seen || ar.count_max > r->c->bound)
+		return false;
+	r->by_absint = true;
+	*top = ar.count_max;
+	return true;
+}
+
+/* A bound whose worst case is at most TOP (bound_top) within the bound
+ * holds (solve decides the DAG's case so without a query) and, when the
+ * search finds a run that long, that run is the worst case and its
+ * witness: no Z3 context at all. The notes are the encoder's
  * (smt_precheck); a program it does not model goes to Z3 as before. True
  * when R is decided (holds, or an internal error). */
 static bool bound_without_z3(const struct loaded *l, const struct ssa_prog *p,
@@ -265,12 +300,13 @@ static bool bound_without_z3(const struct loaded *l, const struct ssa_prog *p,
 	const struct smt_precheck *pc;
 	uint64_t top;
 
-	if (!r->c->has_bound || r->c->nasserts != 1 || p->nunwind || o->no_search ||
-	    o->no_time || !bound_static_max(p, r->c->bound_site, &top) || top > r->c->bound)
+	if (!r->c->has_bound || o->no_search || o->no_time || !bound_top(p, o, r, m, &top))
 		return false;
 	pc = precheck(p, r, m);
-	if (pc->unsupported || !check_searched_worst(l, p, o, r, top))
-						     return false;
+	if (pc->unsupported || !check_searched_worst(l, p, o, r, top)) {
+		r->by_absint = false;
+		return false;
+	}
 	if (r->verdict == CHECK_ERROR)
 		return true;
 	check_add_notes(r, pc->notes, pc->nnotes);

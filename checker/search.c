@@ -103,6 +103,7 @@ static void hint_bytes(uint8_t *val, uint8_t *msk, uint32_t cap, uint64_t off, u
 static void hint_eq(struct search *sr, struct hint *h, const struct mon_expr *x, uint64_t v)
 {
 	uint64_t mask = ~0ull, off;
+	uint32_t goff;
 
 	if (x->kind == MON_BINARY && x->op == SPEC_BIN_BAND && x->n == 2 &&
 	    (x->a[1]->kind == MON_NUM || x->a[0]->kind == MON_NUM)) {
@@ -115,6 +116,10 @@ static void hint_eq(struct search *sr, struct hint *h, const struct mon_expr *x,
 		hint_bytes(h->v.pkt, h->pm, S_PKT, off, x->size, x->be, v, mask);
 		if (off + x->size > h->minlen)
 			h->minlen = (uint32_t)(off + x->size);
+	} else if (x->kind == MON_GLOBAL && x->index >= 0 && x->size <= 8 &&
+		   search_glob_span(sr->o, (uint32_t)x->index, &goff) >= x->off + x->size) {
+		hint_bytes(h->v.glob, h->gm, S_GLOB, goff + x->off, x->size, false, v,
+			   x->size < 8 ? mask & ((1ull << (8 * x->size)) - 1) : mask);
 	} else if (x->kind == MON_PKT_LEN && mask == ~0ull && v <= S_PKT) {
 		h->exactlen = (int64_t)v;
 	} else if (x->kind == MON_CTX && x->size <= 8 && (uint64_t)x->off + x->size <= CTX_SIZE &&
@@ -146,6 +151,11 @@ static void hint_cond(struct search *sr, struct hint *h, const struct mon_expr *
 		return;
 	if (e->op == SPEC_BIN_EQ)
 		hint_eq(sr, h, x, n->num);
+	else if (x->kind == MON_GLOBAL && x == e->a[0] &&
+		 ((e->op == SPEC_BIN_LE || e->op == SPEC_BIN_GE) ||
+		  (e->op == SPEC_BIN_LT && n->num) || (e->op == SPEC_BIN_GT && ~n->num)))
+		/* global.X <= N: the extreme N (a loop's most rounds, a bound's worst case) */
+		hint_eq(sr, h, x, n->num - (e->op == SPEC_BIN_LT) + (e->op == SPEC_BIN_GT));
 	else if (x->kind == MON_PKT_LEN && x == e->a[0] && n->num < S_PKT &&
 		 (e->op == SPEC_BIN_GE || e->op == SPEC_BIN_GT))
 		h->minlen = (uint32_t)n->num + (e->op == SPEC_BIN_GT) > h->minlen ?
@@ -190,6 +200,8 @@ static void apply_hint(struct cand *cd, const struct hint *h)
 		cd->pkt[i] = (uint8_t)((cd->pkt[i] & ~h->pm[i]) | (h->v.pkt[i] & h->pm[i]));
 	for (i = 0; i < CTX_SIZE; i++)
 		cd->ctx[i] = (uint8_t)((cd->ctx[i] & ~h->cm[i]) | (h->v.ctx[i] & h->cm[i]));
+	for (i = 0; i < S_GLOB; i++)
+		cd->glob[i] = (uint8_t)((cd->glob[i] & ~h->gm[i]) | (h->v.glob[i] & h->gm[i]));
 	if (h->exactlen >= 0)
 		cd->len = (uint32_t)h->exactlen;
 	else if (cd->len < h->minlen)
@@ -440,31 +452,70 @@ static void flip_origin(struct search *sr, const struct cand *cd, const struct c
 	}
 }
 
+/* Branch C compares a register loaded from the candidate's global data
+ * or map entries (the probe's track): any value there is a choice, 0
+ * too, which substitution does not look for. Candidates with those bytes
+ * the other operand and +-1 (as loaded), or all ones, zeros and the other
+ * operand (changed by an operation with a constant). */
+static void flip_bytes(struct search *sr, const struct cand *cd, const struct cmp *c,
+		       struct cand *t)
+{
+	uint32_t off = c->corg - 1u, n = c->orgsz & ~ORG_CHANGED, i;
+	uint64_t y = c->jset ? (c->taken ? 0 : c->b) : c->b;
+	unsigned v;
+
+	if (!c->corg || !n || n > 8 || off + n > sizeof(*t))
+		return;
+	for (v = 0; v < 3; v++) {
+		uint64_t yy = c->orgsz & ORG_CHANGED ? (v == 0 ? ~0ull : v == 1 ? 0 : y)
+						     : y + (v == 1) - (v == 2);
+
+		memcpy(t, cd, sizeof(*t));
+		for (i = 0; i < n; i++)
+			((uint8_t *)t)[off + i] = (uint8_t)(yy >> (8 * i));
+		push(sr, t);
+	}
+}
+
 /* New candidates from branch C of a run of CD: make its other side run. */
+/* Branch C compares data_end with a packet pointer: candidates with the
+ * packet as long as that pointer's offset, and one byte either side;
+ * false when C is no such comparison. */
+static bool flip_len(struct search *sr, const struct cand *cd, struct probe *pr,
+		     const struct cmp *c, struct cand *t)
+{
+	uint64_t ops[2] = { c->a, c->b };
+	unsigned s, d;
+
+	if (!sr->has_pkt || c->is32)
+		return false;
+	for (s = 0; s < 2; s++) {
+		int64_t l = (int64_t)(ops[!s] - pr->data);
+
+		if (ops[s] != pr->end || ops[!s] < pr->data || l > (int64_t)S_PKT)
+			continue;
+		for (d = 0; d < 3; d++) {
+			int64_t nl = l + (int64_t)d - 1;
+
+			if (nl < 0 || nl > (int64_t)S_PKT)
+				continue;
+			memcpy(t, cd, sizeof(*t));
+			t->len = (uint32_t)nl;
+			push(sr, t);
+		}
+		return true;
+	}
+	return false;
+}
+
 static void flip(struct search *sr, const struct cand *cd, struct probe *pr, const struct cmp *c,
 		 struct cand *t)
 {
 	uint64_t ops[2] = { c->a, c->b }, x, y, mask = c->is32 ? 0xffffffffull : ~0ull;
 	unsigned s, k, d;
 
-	if (sr->has_pkt && !c->is32) {
-		for (s = 0; s < 2; s++) {
-			int64_t l = (int64_t)(ops[!s] - pr->data);
-
-			if (ops[s] != pr->end || ops[!s] < pr->data || l > (int64_t)S_PKT)
-				continue;
-			for (d = 0; d < 3; d++) {
-				int64_t nl = l + (int64_t)d - 1;
-
-				if (nl < 0 || nl > (int64_t)S_PKT)
-					continue;
-				memcpy(t, cd, sizeof(*t));
-				t->len = (uint32_t)nl;
-				push(sr, t);
-			}
-			return;
-		}
-	}
+	if (flip_len(sr, cd, pr, c, t))
+		return;
 	for (s = 0; s < 2; s++) {
 		x = ops[s];
 		y = ops[!s];
@@ -505,8 +556,11 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 			subst_bytes(sr, cd, t, t->wr[k], cd->wr[k], S_ENTSZ, x, y);
 		if (sr->plain_ctx)
 			subst_bytes(sr, cd, t, t->ctx, cd->ctx, CTX_SIZE, x, y);
+		if (sr->nglob)
+			subst_bytes(sr, cd, t, t->glob, cd->glob, sr->nglob, x, y);
 	}
 	flip_origin(sr, cd, c, t);
+	flip_bytes(sr, cd, c, t);
 }
 
 /* True for the first S_FLIPS runs that want C's other side: the runs
@@ -533,7 +587,7 @@ static bool flip_turn(struct search *sr, const struct cmp *c)
 static void guide_flip(struct search *sr, const struct cand *cd, struct probe *pr)
 {
 	const struct search_guide *g = sr->guide;
-	unsigned i, j = 0, n = pr->ncmps - (pr->pending ? 1 : 0);
+	unsigned i, j = 0, k, n = pr->ncmps - (pr->pending ? 1 : 0);
 	struct cand *t;
 
 	if (!g || budget_full(sr))
@@ -554,7 +608,20 @@ static void guide_flip(struct search *sr, const struct cand *cd, struct probe *p
 		if (!t)
 			abort();
 		sr->front = true;
+		k = sr->qlen;
 		flip(sr, cd, pr, c, t);
+		if (sr->qlen == k && pr->nents) {
+			/* nothing in the input is the operand (a pointer a
+			 * lookup returned, a key computed from entries): the
+			 * run's map entries as small numbers, every 32-bit
+			 * word 1 (a range's first and count, an index) */
+			memcpy(t, cd, sizeof(*t));
+			for (k = 0; k < pr->nents; k++)
+				for (j = 0; j < S_ENTSZ; j++)
+					t->ent[k][j] = j % 4 == 0;
+			sr->front = false;    /* after what the search has */
+			push(sr, t);
+		}
 		sr->front = false;
 		free(t);
 		return;
@@ -564,7 +631,7 @@ static void guide_flip(struct search *sr, const struct cand *cd, struct probe *p
 static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 {
 	struct cand *t;
-	bool fresh = false;
+	bool fresh = false, longer;
 	unsigned i, k, o;
 
 	if (budget_full(sr))           /* nothing it makes would run */
@@ -585,6 +652,14 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 			push(sr, t);
 		}
 	}
+	/* a bound's search: a run longer than every earlier one has each
+	 * packet length it checks and each global it compares tried again,
+	 * covered or not (a loop over the packet's bytes checks the length
+	 * at one branch: its first flips cover both sides after a byte or
+	 * two; a global's flip on a short packet covered its branch) */
+	longer = sr->c->has_bound && pr->status == INTERP_EXIT && pr->steps > sr->longest;
+	if (longer)
+		sr->longest = pr->steps;
 	for (i = 0; i < pr->ncmps; i++) {
 		const struct cmp *c = &pr->cmps[i];
 
@@ -593,6 +668,8 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 		if (!set_has(sr->cov, sr->ncov, edge_key(c->sec, c->slot, !c->taken)) &&
 		    flip_turn(sr, c))
 			flip(sr, cd, pr, c, t);
+		else if (longer && !flip_len(sr, cd, pr, c, t))
+			flip_bytes(sr, cd, c, t);
 	}
 	for (i = 0; fresh && i < sr->nhints; i++) {
 		memcpy(t, cd, sizeof(*t));
@@ -731,6 +808,15 @@ static void seeds(struct search *sr, const struct hint *base)
 			sr->bg[1].wr[k][i] = pattern(i, k + 20);
 	for (i = 0; sr->plain_ctx && i < CTX_SIZE; i++)
 		sr->bg[1].ctx[i] = pattern(i, 40);
+	for (k = 0; k < sr->o->nmaps; k++) {       /* globals: the object's bytes */
+		uint32_t off, n = search_glob_span(sr->o, k, &off);
+
+		if (!n)
+			continue;
+		memcpy(sr->bg[0].glob + off, sr->o->datasecs[sr->o->maps[k].datasec].init, n);
+		memcpy(sr->bg[1].glob + off, sr->o->datasecs[sr->o->maps[k].datasec].init, n);
+		sr->nglob = off + n;
+	}
 	for (salt = 0; salt < 2; salt++) {
 		memcpy(t, &sr->bg[salt], sizeof(*t));
 		apply_hint(t, base);

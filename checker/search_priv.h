@@ -15,6 +15,7 @@
 #define S_ENTS     16u
 #define S_ENTSZ    64u
 #define S_WR       8u                      /* helper writes into the stack */
+#define S_GLOB     256u                    /* global data's first bytes (search_glob_span) */
 #define S_OPTS     4u
 #define S_QUEUE    2048u                   /* candidates waiting */
 #define S_FLIPS    3u                      /* runs whose inputs a branch's flip is made from */
@@ -40,6 +41,10 @@ struct cand {
 	uint64_t rd[S_READS];
 	uint8_t ent[S_ENTS][S_ENTSZ];  /* map entries' bytes, in creation order */
 	uint8_t wr[S_WR][S_ENTSZ];     /* bytes helpers write into the stack, in order */
+	/* the global data sections' first bytes, the object's own in the
+	 * backgrounds (the encoder's globals are free: the loader may set
+	 * them), in map order (search_glob_span) */
+	uint8_t glob[S_GLOB];
 };
 
 #define ORG_CHANGED 0x80u
@@ -53,6 +58,8 @@ struct cmp {                           /* a conditional jump the probe ran */
 	uint16_t org;                  /* a came from packet bytes [org - 1, +orgsz)
 	                                * (a load, then operations with constants); 0: not known */
 	uint8_t orgsz;                 /* | ORG_CHANGED: not the bytes as loaded */
+	uint32_t corg;                 /* a came from the candidate's bytes [corg - 1,
+	                                * +orgsz) (global data, map entries); 0: not known */
 };
 
 struct pcall {                         /* what the probe knows of call k */
@@ -91,6 +98,7 @@ struct probe {
 	 * load, then operations with constants; 0: none), and the last
 	 * instruction seen, whose effect the next p_insn applies */
 	uint16_t org[ISA_NREGS];
+	uint32_t corg[ISA_NREGS];      /* the same from the candidate's bytes (struct cmp) */
 	uint8_t orgsz[ISA_NREGS];
 	const struct insn *prev;
 	uint64_t prev_addr;
@@ -112,6 +120,8 @@ struct search {
 	const struct mon_check *c;
 	const struct object *o;
 	bool has_pkt, plain_ctx;
+	uint32_t nglob;                /* cand.glob's bytes in use */
+	uint64_t longest;              /* a bound's search: the longest run so far */
 	uint32_t off_data, off_end, off_meta;
 	uint32_t *nslots;
 	struct qent **q;               /* a ring of qcap: the queued candidates, as
@@ -157,11 +167,15 @@ struct search {
 struct hint {
 	struct cand v;                 /* the bytes it sets */
 	uint8_t pm[S_PKT], cm[CTX_SIZE];   /* which bits of pkt / ctx it sets */
+	uint8_t gm[S_GLOB];                /* ... of glob */
 	uint32_t minlen;
 	int64_t exactlen;              /* -1: none */
 };
 
 /* search_probe.c */
+/* The bytes of global data map M (a datasec's) that cand.glob holds: its
+ * first ones, at *OFF there (0: none, not a datasec or no room left). */
+uint32_t search_glob_span(const struct object *o, uint32_t m, uint32_t *off);
 bool search_fits(const struct pcall *p, uint64_t v);
 /* Run CD: *X (in arena A) is the cex it makes; false if the probe left the
  * model (pr->bad) or could not be set up. PR: the trace. */

@@ -353,28 +353,51 @@ static void track(struct probe *pr)
 		return;
 	k = isa_table[in->op].kind;
 	if (k == ISA_K_LDX) {
-		pr->org[in->dst] = 0;
+		pr->org[in->dst] = pr->corg[in->dst] = 0;
 		if (pr->sr->has_pkt && a >= pr->data && a + in->size <= pr->end &&
 		    a - pr->data < S_PKT) {
 			pr->org[in->dst] = (uint16_t)(a - pr->data + 1);
 			pr->orgsz[in->dst] = in->size;
 		}
+		for (r = 0; r < pr->o->nmaps && pr->sr->nglob; r++) {
+			uint32_t off, n = search_glob_span(pr->o, r, &off);
+
+			if (n && a >= SMT_MAP_BASE(r) && a + in->size <= SMT_MAP_BASE(r) + n) {
+				pr->corg[in->dst] = (uint32_t)(offsetof(struct cand, glob) + off +
+							       (a - SMT_MAP_BASE(r)) + 1);
+				pr->orgsz[in->dst] = in->size;
+				break;
+			}
+		}
+		for (r = 0; r < pr->nents && !pr->corg[in->dst]; r++) {
+			const struct pent *e = &pr->ents[r];
+			uint32_t vs = pr->o->maps[e->map].value_size;
+
+			if (vs > S_ENTSZ)
+				vs = S_ENTSZ;
+			if (a >= e->addr && a + in->size <= e->addr + vs) {
+				pr->corg[in->dst] = (uint32_t)(offsetof(struct cand, ent) + r * S_ENTSZ +
+							       (a - e->addr) + 1);
+				pr->orgsz[in->dst] = in->size;
+			}
+		}
 	} else if (k == ISA_K_ALU && in->op == ISA_MOV) {
 		pr->org[in->dst] = in->srcreg ? pr->org[in->src] : 0;
+		pr->corg[in->dst] = in->srcreg ? pr->corg[in->src] : 0;
 		pr->orgsz[in->dst] = in->srcreg ? pr->orgsz[in->src] : 0;
 	} else if (k == ISA_K_ALU || k == ISA_K_NEG || k == ISA_K_END) {
 		if (in->srcreg && k == ISA_K_ALU)
-			pr->org[in->dst] = 0;
+			pr->org[in->dst] = pr->corg[in->dst] = 0;
 		else                   /* with a constant: still those bytes, changed */
 			pr->orgsz[in->dst] |= ORG_CHANGED;
 	} else if (k == ISA_K_CALL || k == ISA_K_CALLX) {
 		for (r = 0; r <= 5; r++)
-			pr->org[r] = 0;
+			pr->org[r] = pr->corg[r] = 0;
 	} else if (k == ISA_K_LDDW || k == ISA_K_MOVSX || k == ISA_K_LDPKT) {
-		pr->org[in->dst] = 0;
+		pr->org[in->dst] = pr->corg[in->dst] = 0;
 	} else if (k == ISA_K_ATOMIC) {
-		pr->org[0] = 0;
-		pr->org[in->src] = 0;
+		pr->org[0] = pr->corg[0] = 0;
+		pr->org[in->src] = pr->corg[in->src] = 0;
 	}
 }
 
@@ -406,6 +429,7 @@ static void p_insn(void *arg, int sec, uint32_t slot, const uint64_t regs[ISA_NR
 	c->is32 = !in->is64;
 	c->jset = in->op == ISA_JSET;
 	c->org = pr->org[in->dst];
+	c->corg = pr->corg[in->dst];
 	c->orgsz = pr->orgsz[in->dst];
 	if (c->is32) {
 		c->a &= 0xffffffffull;
@@ -627,6 +651,26 @@ static void pin_assumes(const struct mon_check *c, const struct object *o, int m
 	(void)o;
 }
 
+uint32_t search_glob_span(const struct object *o, uint32_t m, uint32_t *off)
+{
+	uint32_t i, used = 0, n;
+
+	for (i = 0; i < o->nmaps && i <= m; i++) {
+		if (o->maps[i].datasec < 0)
+			continue;
+		n = o->datasecs[o->maps[i].datasec].size;
+		if (n > S_GLOB - used)
+			n = S_GLOB - used;
+		if (i == m) {
+			*off = used;
+			return n;
+		}
+		used += n;
+	}
+	*off = 0;
+	return 0;
+}
+
 /* Run CD: *X (in arena A) is the cex it makes; false if the search gave up. */
 bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, struct cex **xout,
 		  struct probe *pr)
@@ -688,12 +732,18 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 			continue;
 		d = &o->datasecs[o->maps[m].datasec];
 		b = arena_alloc(a, d->size ? d->size : 1);
+		uint32_t gn, goff;
+
 		if (d->size)
 			memcpy(b, d->init, d->size);
+		gn = search_glob_span(o, m, &goff);
+		memcpy(b, cd->glob + goff, gn);
 		pin_assumes(sr->c, o, (int)m, b, d->size);
-		if (add_region(pr, INTERP_MEM_GLOBAL, d->name, SMT_MAP_BASE(m), d->size ? d->size : 1,
-			       b, !d->readonly, (int)m) < 0)
+		if ((ri = add_region(pr, INTERP_MEM_GLOBAL, d->name, SMT_MAP_BASE(m),
+				     d->size ? d->size : 1, b, !d->readonly, (int)m)) < 0)
 			goto out;
+		if (sr->bound_only && gn)
+			interp_track(&pr->ip, ri, pr->seen + offsetof(struct cand, glob) + goff, 0, gn);
 	}
 	interp_run(&pr->ip, f->sec, f->start, args, &res);
 	pr->status = res.status;

@@ -1001,6 +1001,69 @@ static const struct pcase pcases[] = {
 	  "ldxb %r2, [%r1]\nand %r2, 3\nldxb %r3, [%r1+1]\njne %r3, 200, out\nldxb %r5, [%r1+2]\n"
 	  "mov %r4, %r3\nadd %r4, %r2\njgt %r4, %r5, out\njgt %r5, 201, out\nmov %r0, %r2\nexit\n"
 	  "out:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, false, { 1, 200, 201 } },
+	/* an ordering of two values taken is a fact: the same comparison
+	 * later is decided (absint_path.c order_form) */
+	{ "an ordering known again",
+	  "ldxw %r2, [%r1]\nldxw %r3, [%r1+4]\njgt %r2, %r3, l\nmov %r0, 0\nexit\n"
+	  "l:\njgt %r2, %r3, ok\nmov %r0, 1\nexit\nok:\nmov %r0, 0\nexit\n", {0}, 0,
+	  { { ISA_JEQ, 0 } }, true, {0} },
+	{ "an ordering, not the strict one",
+	  "ldxw %r2, [%r1]\nldxw %r3, [%r1+4]\njge %r2, %r3, l\nmov %r0, 0\nexit\n"
+	  "l:\njgt %r2, %r3, ok\nmov %r0, 1\nexit\nok:\nmov %r0, 0\nexit\n", {0}, 0,
+	  { { ISA_JEQ, 0 } }, false, {0} },
+	{ "an ordering's negation",
+	  "ldxw %r2, [%r1]\nldxw %r3, [%r1+4]\njgt %r2, %r3, out\njle %r2, %r3, ok\nmov %r0, 1\n"
+	  "exit\nok:\nout:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, true, {0} },
+	/* x % c < c for a c that is not 0 (absint_path.c absint_rem_fact):
+	 * the mod instruction, and div, mul, sub as clang writes it */
+	{ "a remainder below its divisor",
+	  "ldxw %r2, [%r1]\nldxw %r3, [%r1+4]\njeq %r3, 0, out\nmod %r2, %r3\njlt %r2, %r3, out\n"
+	  "mov %r0, 1\nexit\nout:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, true, {0} },
+	{ "a remainder by a divisor that may be 0",
+	  "ldxw %r2, [%r1]\nldxw %r3, [%r1+4]\nmod %r2, %r3\njlt %r2, %r3, out\n"
+	  "mov %r0, 1\nexit\nout:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, false, {0} },
+	{ "a remainder as div, mul and sub",
+	  "ldxw %r2, [%r1]\nldxw %r3, [%r1+4]\njeq %r3, 0, out\nmov32 %r4, %r2\ndiv32 %r4, %r3\n"
+	  "mul32 %r4, %r3\nsub32 %r2, %r4\njlt %r2, %r3, out\nmov %r0, 1\nexit\n"
+	  "out:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, true, {0} },
+	{ "div, mul and sub of two values",
+	  "ldxw %r2, [%r1]\nldxw %r3, [%r1+4]\nldxw %r5, [%r1+8]\njeq %r3, 0, out\nmov32 %r4, %r5\n"
+	  "div32 %r4, %r3\nmul32 %r4, %r3\nsub32 %r2, %r4\njlt %r2, %r3, out\nmov %r0, 1\nexit\n"
+	  "out:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, false, { 5, 0, 0, 0, 2 } },
+	/* f + x % c < f + c: the common term cancels (absint_sum_decide) */
+	{ "sums with a common term",
+	  "ldxb %r2, [%r1]\nldxw %r3, [%r1+4]\nldxw %r4, [%r1+8]\njeq %r4, 0, out\nmod %r3, %r4\n"
+	  "add %r3, %r2\nmov %r5, %r4\nadd %r5, %r2\njlt %r3, %r5, out\nmov %r0, 1\nexit\n"
+	  "out:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, true, {0} },
+	{ "sums without a common term",
+	  "ldxb %r2, [%r1]\nldxb %r6, [%r1+1]\nldxw %r3, [%r1+4]\nldxw %r4, [%r1+8]\n"
+	  "jeq %r4, 0, out\nmod %r3, %r4\nadd %r3, %r2\nmov %r5, %r4\nadd %r5, %r6\n"
+	  "jlt %r3, %r5, out\nmov %r0, 1\nexit\nout:\nmov %r0, 0\nexit\n", {0}, 0,
+	  { { ISA_JEQ, 0 } }, false, { 1, 0, 0, 0, 0, 0, 0, 0, 1 } },
+	{ "sums that may wrap",
+	  "ldxdw %r2, [%r1]\nldxw %r3, [%r1+8]\nldxw %r4, [%r1+12]\njeq %r4, 0, out\nmod %r3, %r4\n"
+	  "add %r3, %r2\nmov %r5, %r4\nadd %r5, %r2\njlt %r3, %r5, out\nmov %r0, 1\nexit\n"
+	  "out:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, false,
+	  { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 2 } },
+	/* a value stored to the stack and reloaded is the value
+	 * (absint_slot_part: an extract of the insert's bytes) */
+	{ "a stack slot reloaded",
+	  "ldxw %r2, [%r1]\nldxw %r4, [%r1+4]\njgt %r2, %r4, l\nmov %r0, 0\nexit\n"
+	  "l:\nstxw [%r10-8], %r2\nldxw %r3, [%r10-8]\njgt %r3, %r4, ok\nmov %r0, 1\nexit\n"
+	  "ok:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, true, {0} },
+	{ "a stack slot reloaded narrower",
+	  "ldxdw %r2, [%r1]\nldxw %r4, [%r1+8]\njgt %r2, %r4, l\nmov %r0, 0\nexit\n"
+	  "l:\nstxw [%r10-8], %r2\nldxw %r3, [%r10-8]\njgt %r3, %r4, ok\nmov %r0, 1\nexit\n"
+	  "ok:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, false,
+	  { 0, 0, 0, 0, 1, 0, 0, 0, 1 } },
+	/* a bound on a sum of two values bounds each (absint.c sum_back) */
+	{ "a sum bounds its terms",
+	  "ldxb %r2, [%r1]\nldxb %r3, [%r1+1]\nmov %r4, %r2\nadd %r4, %r3\njgt %r4, 10, out\n"
+	  "mov %r0, %r2\nexit\nout:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JLE, 10 } }, true, {0} },
+	{ "a sum that may wrap bounds nothing",
+	  "ldxw %r2, [%r1]\nldxw %r3, [%r1+4]\nmov32 %r4, %r2\nadd32 %r4, %r3\njgt %r4, 10, out\n"
+	  "mov %r0, %r2\nexit\nout:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JLE, 10 } }, false,
+	  { 0xff, 0xff, 0xff, 0xff, 1 } },
 };
 
 struct hook_arg { const struct pcase *c; };
