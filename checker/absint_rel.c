@@ -153,6 +153,14 @@ static bool terms(struct walk *w, uint32_t id, unsigned depth, uint32_t *t, unsi
 	return true;
 }
 
+/* ID may have more than one term: an addition, or a select */
+static bool summed(const struct walk *w, uint32_t id)
+{
+	const struct ssa_insn *v = w->p->values[find(w, id)];
+
+	return (v->kind == SSA_ALU && v->op == ISA_ADD) || v->kind == SSA_SELECT;
+}
+
 /* An unsigned comparison `A op B` (64-bit) of two sums with terms in
  * common (absint_path.c terms): those cancel (the sums are exact), and
  * what is left, one term or none and a constant on each side, is decided
@@ -169,7 +177,9 @@ int absint_sum_decide(struct walk *w, unsigned op, uint32_t a, uint32_t b)
 	if (op != ISA_JEQ && op != ISA_JNE && op != ISA_JGT && op != ISA_JGE &&
 	    op != ISA_JLT && op != ISA_JLE)
 		return -1;
-	if (!a || !b || !terms(w, a, 3, ta, &na, &ka) || !terms(w, b, 3, tb, &nb, &kb))
+	if (!a || !b || (!summed(w, a) && !summed(w, b)))
+		return -1;            /* one term a side: what the caller asked */
+	if (!terms(w, a, 3, ta, &na, &ka) || !terms(w, b, 3, tb, &nb, &kb))
 		return -1;
 	for (i = 0; i < na; i++)
 		for (j = 0; j < nb; j++)
