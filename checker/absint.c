@@ -129,6 +129,14 @@ static bool sum_back(struct walk *w, const struct ssa_insn *v, const struct absi
 		if (!absint_sync(&t) || !absint_narrow(w, v->args[i], &t, depth - 1))
 			return false;
 	}
+	if (~x->umax) {           /* the sum's bound, for absint_sum_upper */
+		uint32_t r[2];
+
+		for (i = 0; i < 2; i++)
+			r[i] = absint_resolve(w, v->args[i]);
+		absint_cell_push(w, &(struct cell){ .kind = C_SBOUND, .root = r[0], .b = r[1],
+						    .off = x->umax });
+	}
 	return true;
 }
 
@@ -224,6 +232,28 @@ uint32_t absint_select_now(struct walk *w, uint32_t id)
 	return k < 0 ? 0 : v->args[k ? 2 : 3];
 }
 
+/* What value ID is on this path: through phis (their operand on it) and
+ * selects it decides now (absint_select_now); a representative. */
+uint32_t absint_resolve(struct walk *w, uint32_t id)
+{
+	unsigned n;
+	uint32_t s;
+
+	for (n = 0; n < 8; n++) {
+		const struct ssa_insn *v;
+
+		id = find(w, id);
+		v = w->p->values[id];
+		if (v->kind == SSA_PHI && w->def[id] && w->phi_arg[id])
+			id = w->phi_arg[id];
+		else if ((s = absint_select_now(w, id)) != 0)
+			id = s;
+		else
+			break;
+	}
+	return find(w, id);
+}
+
 /* `x op x`: 1 always true, 0 always false, -1 either (JSET: x != 0). */
 int absint_reflexive(unsigned op)
 {
@@ -270,7 +300,9 @@ static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint3
 	set(w, a, &x);
 	if (!one)
 		set(w, b, &y);
-	return back(w, find(w, a), BACK_DEPTH) && (one || back(w, find(w, b), BACK_DEPTH));
+	return back(w, find(w, a), BACK_DEPTH) && (one || back(w, find(w, b), BACK_DEPTH)) &&
+	       absint_lookup_refined(w, find(w, a)) &&
+	       (one || absint_lookup_refined(w, find(w, b)));
 }
 
 bool absint_is_bool(const struct walk *w, uint32_t id)

@@ -42,12 +42,17 @@ struct undo {
  *            miss (absint_path.c blocks);
  *   C_MSUM:  memory at the constant address ROOT + OFF (8 bytes, REGION)
  *            holds ID + B (an atomic add to what ID was loaded as);
- *   C_VSUM:  value ID is ROOT + B (64-bit, modular).
+ *   C_VSUM:  value ID is ROOT + B (64-bit, modular);
+ *   C_SBOUND: ROOT + B (values, no wrap) is at most OFF (absint.c
+ *            sum_back narrowed such a sum);
+ *   C_ATLEAST: value ROOT is at least OFF (an array lookup's NULL: its
+ *            key is past max_entries), asked again in a case split.
  * C_FACT's op may be JLT / JLE too: `ROOT < B` / `ROOT <= B`, unsigned,
  * 64-bit (B a value).
  * ROOT, ID and B are representatives (find), but C_ASSUME's ID and
  * C_BRANCH's ROOT and B (values: find them). */
-enum { C_LOAD, C_WRITE, C_PART, C_FACT, C_ASSUME, C_BRANCH, C_MSUM, C_VSUM };
+enum { C_LOAD, C_WRITE, C_PART, C_FACT, C_ASSUME, C_BRANCH, C_MSUM, C_VSUM, C_SBOUND,
+       C_ATLEAST };
 
 struct cell {
 	uint32_t root;
@@ -192,9 +197,13 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 void absint_write_barrier(struct walk *w, const struct ssa_insn *v);
 uint32_t absint_sub_cancels(const struct walk *w, const struct ssa_insn *v);
 uint32_t absint_slot_part(const struct walk *w, const struct ssa_insn *v);
+uint32_t absint_slot_bytes(const struct walk *w, uint32_t slot, unsigned byte, unsigned size);
+uint64_t absint_sum_upper(struct walk *w, uint32_t id);
+bool absint_lookup_refined(struct walk *w, uint32_t id);
 void absint_rem_fact(struct walk *w, const struct ssa_insn *v);
 int absint_sum_decide(struct walk *w, unsigned op, uint32_t a, uint32_t b);
 uint32_t absint_select_now(struct walk *w, uint32_t id);
+uint32_t absint_resolve(struct walk *w, uint32_t id);
 /* V is a mask / truncation / byte swap of a value: record it as bytes of it. */
 void absint_masks(struct walk *w, const struct ssa_insn *v, const struct absint_val *val);
 /* By value id, the first value that computes the same value in every run

@@ -6,6 +6,8 @@
 #include "absint_priv.h"
 #include "isa.h"
 
+#include <linux/bpf.h>
+
 /* [LO, HI] unsigned, both below 2^63 */
 static struct absint_val urange(uint64_t lo, uint64_t hi)
 {
@@ -17,17 +19,16 @@ static struct absint_val urange(uint64_t lo, uint64_t hi)
 	return r;
 }
 
-/* EXTRACT V (zero-extended) of bytes an INSERT on this path wrote (through
- * inserts of other bytes and phis' operands on this path): the inserted
- * value when it fits those bytes; its representative, or 0. */
-uint32_t absint_slot_part(const struct walk *w, const struct ssa_insn *v)
+/* Bytes [BYTE, BYTE + SIZE) of slot value SLOT as an INSERT on this path
+ * wrote them (through inserts of other bytes and phis' operands on this
+ * path): the inserted value's representative when it fits those bytes,
+ * else 0. */
+uint32_t absint_slot_bytes(const struct walk *w, uint32_t id, unsigned byte, unsigned size)
 {
-	uint32_t id;
 	unsigned n;
 
-	if (v->kind != SSA_EXTRACT || v->sx || v->nargs < 1 || !v->size || v->size > 8)
+	if (!size || size > 8)
 		return 0;
-	id = v->args[0];
 	for (n = 0; n < 8 && id && w->def[id]; n++) {
 		const struct ssa_insn *s = w->p->values[id];
 		struct absint_val x;
@@ -38,17 +39,26 @@ uint32_t absint_slot_part(const struct walk *w, const struct ssa_insn *v)
 		}
 		if (s->kind != SSA_INSERT || s->nargs < 2)
 			return 0;
-		if (s->imm == v->imm && s->size == v->size) {
+		if ((uint64_t)s->imm == byte && s->size == size) {
 			if (!w->def[find(w, s->args[1])])
 				return 0;
 			x = get(w, s->args[1]);
-			return v->size == 8 || x.umax < 1ull << (8 * v->size) ? find(w, s->args[1]) : 0;
+			return size == 8 || x.umax < 1ull << (8 * size) ? find(w, s->args[1]) : 0;
 		}
-		if (s->imm + s->size > v->imm && v->imm + v->size > s->imm)
+		if ((uint64_t)s->imm + s->size > byte && byte + size > (uint64_t)s->imm)
 			return 0;     /* part of the bytes */
 		id = s->args[0];
 	}
 	return 0;
+}
+
+/* EXTRACT V (zero-extended) of bytes an INSERT on this path wrote: an
+ * alias of the inserted value (absint_slot_bytes), or 0. */
+uint32_t absint_slot_part(const struct walk *w, const struct ssa_insn *v)
+{
+	if (v->kind != SSA_EXTRACT || v->sx || v->nargs < 1 || v->imm < 0)
+		return 0;
+	return absint_slot_bytes(w, v->args[0], (unsigned)v->imm, v->size);
 }
 
 /* ALU V is X % C, unsigned (MOD, or X - (X / C) * C as clang writes it
@@ -122,13 +132,8 @@ static bool terms(struct walk *w, uint32_t id, unsigned depth, uint32_t *t, unsi
 	const struct ssa_insn *v;
 	struct absint_val a;
 	uint64_t c;
-	uint32_t s;
 
-	id = find(w, id);
-	while (depth && (s = absint_select_now(w, id)) != 0) {
-		id = find(w, s);      /* a decided select is what it selects */
-		depth--;
-	}
+	id = absint_resolve(w, id);   /* a phi's operand, a decided select's */
 	a = get(w, id);
 	if (absint_is_const(&a, &c)) {
 		if (*k > ~0ull - c)
@@ -219,4 +224,98 @@ int absint_sum_decide(struct walk *w, unsigned op, uint32_t a, uint32_t b)
 	if (lo && hi && !ka && !kb)
 		return absint_fact_decide(w, op, true, lo, hi);
 	return -1;
+}
+
+/* The largest value ID (a sum of two terms, one of them T below C by an
+ * ordering fact) can have by a bound on the sum with C for T (a
+ * C_SBOUND: the spec's `first + count <= 256`): `first + hash % count`
+ * is below `first + count`. Its value's largest otherwise. */
+uint64_t absint_sum_upper(struct walk *w, uint32_t id)
+{
+	uint32_t t[4], c;
+	unsigned n = 0, i, j;
+	uint64_t k = 0, best = get(w, id).umax;
+	size_t x, y, m;
+
+	if (!summed(w, id) || !terms(w, id, 3, t, &n, &k) || n != 2 || k)
+		return best;
+	for (i = 0; i < 2; i++) {
+		for (x = w->ncells, m = 0; x-- > 0 && m < CELL_SCAN; m++) {
+			const struct cell *f = &w->cells[x];
+
+			if (f->kind != C_FACT || f->op != ISA_JLT || f->root != t[i])
+				continue;
+			c = find(w, f->b);
+			for (y = w->ncells, j = 0; y-- > 0 && j < CELL_SCAN; j++) {
+				const struct cell *e = &w->cells[y];
+
+				if (e->kind == C_SBOUND && e->off &&
+				    ((e->root == t[!i] && e->b == c) || (e->b == t[!i] && e->root == c)) &&
+				    e->off - 1 < best)
+					best = e->off - 1;
+			}
+		}
+	}
+	return best;
+}
+
+/* An array map's lookup CALL (a constant map argument): its map, else -1. */
+static int array_lookup(const struct walk *w, const struct ssa_insn *v)
+{
+	const struct ssa_insn *m;
+	const struct obj_map *om;
+
+	if (v->kind != SSA_CALL || v->ref.kind != INSN_REF_HELPER ||
+	    v->imm != BPF_FUNC_map_lookup_elem || v->nargs < 2 || !w->p->o || w->p->bare)
+		return -1;
+	m = w->p->values[v->args[0]];
+	if (m->kind != SSA_ADDR || m->ref.kind != INSN_REF_MAP || m->ref.index < 0 ||
+	    (uint32_t)m->ref.index >= w->p->o->nmaps)
+		return -1;
+	om = &w->p->o->maps[m->ref.index];
+	if (om->type != BPF_MAP_TYPE_ARRAY && om->type != BPF_MAP_TYPE_PERCPU_ARRAY)
+		return -1;
+	return m->ref.index;
+}
+
+/* The key of array lookup V as a value of the path (its stack bytes as an
+ * insert wrote them), or 0. */
+static uint32_t lookup_key(const struct walk *w, const struct ssa_insn *v)
+{
+	uint32_t i;
+	unsigned byte;
+
+	for (i = 0; i < v->nmem; i++) {
+		const struct ssa_memarg *m = &v->mem[i];
+
+		if (m->argno != 2 || m->first >= v->nargs)
+			continue;
+		byte = (unsigned)(ISA_STACK_SIZE + m->off) % 8;
+		return byte + 4 <= 8 ? absint_slot_bytes(w, v->args[m->first], byte, 4) : 0;
+	}
+	return 0;
+}
+
+/* Value ID was narrowed: when it is an array lookup's result that is now
+ * NULL, its key is at least max_entries (the encoder's lookup, smt_call.c
+ * map_lookup: the entry below it, NULL past it): the key narrowed so and
+ * a C_ATLEAST asked again in case splits; false: no run (the key cannot
+ * be that large). */
+bool absint_lookup_refined(struct walk *w, uint32_t id)
+{
+	const struct ssa_insn *v = w->p->values[id];
+	struct absint_val r = get(w, id), t = absint_top();
+	uint32_t key;
+	int mi;
+
+	if (r.umax != 0 || (mi = array_lookup(w, v)) < 0)
+		return true;
+	if (!(key = lookup_key(w, v)))
+		return true;
+	t.umin = w->p->o->maps[mi].max_entries;
+	if (!absint_sync(&t) || !absint_narrow(w, key, &t, 2))
+		return false;
+	absint_cell_push(w, &(struct cell){ .kind = C_ATLEAST, .root = find(w, key),
+					    .off = t.umin });
+	return true;
 }

@@ -111,6 +111,8 @@ static bool branches_broken(struct walk *w)
 		int c;
 
 		w->r->steps++;
+		if (e->kind == C_ATLEAST && absint_sum_upper(w, e->root) < e->off)
+			return true;  /* an array lookup's NULL: its key is in range now */
 		if (e->kind != C_BRANCH)
 			continue;
 		a = find(w, e->root);
