@@ -320,17 +320,6 @@ static uint32_t addr_root(const struct walk *w, uint32_t id, uint64_t *off)
 	return find(w, id);
 }
 
-/* [LO, HI] unsigned, both below 2^63 */
-static struct absint_val urange(uint64_t lo, uint64_t hi)
-{
-	struct absint_val r = absint_top();
-
-	r.umin = lo;
-	r.umax = hi;
-	absint_sync(&r);
-	return r;
-}
-
 struct absint_val absint_eval_load(const struct walk *w, const struct ssa_insn *v)
 {
 	/* the encoder answers loads of the packet pointer fields with its
@@ -347,9 +336,9 @@ struct absint_val absint_eval_load(const struct walk *w, const struct ssa_insn *
 		case SMT_PTR_DATA:
 			return absint_const(d);
 		case SMT_PTR_END:
-			return urange(d, d + SMT_PKT_MAX);
+			return absint_urange(d, d + SMT_PKT_MAX);
 		default:
-			return urange(d - 32, d + 1);
+			return absint_urange(d - 32, d + 1);
 		}
 	}
 	return absint_width(v->size * 8u, v->sx);

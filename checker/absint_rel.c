@@ -8,17 +8,6 @@
 
 #include <linux/bpf.h>
 
-/* [LO, HI] unsigned, both below 2^63 */
-static struct absint_val urange(uint64_t lo, uint64_t hi)
-{
-	struct absint_val r = absint_top();
-
-	r.umin = lo;
-	r.umax = hi;
-	absint_sync(&r);
-	return r;
-}
-
 /* Bytes [BYTE, BYTE + SIZE) of slot value SLOT as an INSERT on this path
  * wrote them (through inserts of other bytes and phis' operands on this
  * path): the inserted value's representative when it fits those bytes,
@@ -92,7 +81,7 @@ void absint_rem_fact(struct walk *w, const struct ssa_insn *v)
 	cv = get(w, c);
 	if (cv.umin == 0 || (!v->is64 && cv.umax > 0xffffffffull))
 		return;
-	rv = urange(0, cv.umax - 1);         /* and so V <= C's largest - 1 */
+	rv = absint_urange(0, cv.umax - 1);         /* and so V <= C's largest - 1 */
 	x = find(w, v->id);
 	xv = w->env[x];
 	if (absint_meet(&xv, &rv))
