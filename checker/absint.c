@@ -146,14 +146,11 @@ static bool sum_back(struct walk *w, const struct ssa_insn *v, const struct absi
  * when ID is the wider value, its parts. */
 static bool whole(struct walk *w, uint32_t id, const struct absint_val *x, unsigned depth)
 {
-	size_t i, n;
+	const struct cell *e;
 
-	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
-		const struct cell *e = &w->cells[i];
+	for (e = kind_first(w, C_PART); e; e = kind_next(w, e)) {
 		struct absint_val t;
 
-		if (e->kind != C_PART)
-			continue;
 		if (e->id == id) {
 			t = absint_invert_extract(x, (unsigned)e->off, e->size);
 			if (!absint_narrow(w, e->root, &t, depth - 1))

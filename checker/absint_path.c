@@ -37,8 +37,13 @@ static uint16_t mem_code(const struct walk *w, const struct ssa_insn *v)
 
 void absint_cell_push(struct walk *w, const struct cell *c)
 {
+	struct cell *e;
+
 	w->cells = grow(w->cells, &w->capcells, w->ncells + 1, sizeof(*w->cells));
-	w->cells[w->ncells++] = *c;
+	e = &w->cells[w->ncells++];
+	*e = *c;
+	e->prevk = w->lastk[c->kind];
+	w->lastk[c->kind] = (uint32_t)w->ncells;
 	trail_push(w, CELL_MARK);
 }
 
@@ -354,7 +359,7 @@ static void part(struct walk *w, uint32_t id, uint32_t src, unsigned byte, unsig
 	struct cell c = { .kind = C_PART, .root = find(w, src), .id = id, .off = byte,
 			  .size = (uint8_t)size };
 	struct absint_val sv = get(w, src);
-	size_t i, n;
+	const struct cell *e;
 
 	if (!w->def[c.root])
 		return;
@@ -362,11 +367,8 @@ static void part(struct walk *w, uint32_t id, uint32_t src, unsigned byte, unsig
 		make_alias(w, id, c.root, val);
 		return;
 	}
-	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
-		const struct cell *e = &w->cells[i];
-
-		if (e->kind == C_PART && e->root == c.root && e->off == c.off &&
-		    e->size == c.size && w->def[e->id]) {
+	for (e = kind_first(w, C_PART); e; e = kind_next(w, e)) {
+		if (e->root == c.root && e->off == c.off && e->size == c.size && w->def[e->id]) {
 			make_alias(w, id, e->id, val);
 			return;
 		}
@@ -561,16 +563,14 @@ void absint_write_barrier(struct walk *w, const struct ssa_insn *v)
 uint32_t absint_sub_cancels(const struct walk *w, const struct ssa_insn *v)
 {
 	uint32_t a, b;
-	size_t i, n;
+	const struct cell *e;
 
 	if (v->kind != SSA_ALU || v->op != ISA_SUB || !v->is64 || v->nargs < 2)
 		return 0;
 	a = find(w, v->args[0]);
 	b = find(w, v->args[1]);
-	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
-		const struct cell *e = &w->cells[i];
-
-		if (e->kind != C_VSUM || find(w, e->id) != a)
+	for (e = kind_first(w, C_VSUM); e; e = kind_next(w, e)) {
+		if (find(w, e->id) != a)
 			continue;
 		if (find(w, e->root) == b && w->def[find(w, e->b)])
 			return find(w, e->b);
@@ -724,13 +724,12 @@ static bool order_form(const struct walk *w, unsigned op, bool is64, uint32_t a,
 /* What the path's ordering facts say of LO < HI (STRICT) or LO <= HI. */
 static int order_decide(const struct walk *w, uint32_t lo, uint32_t hi, bool strict)
 {
-	size_t i, n;
+	const struct cell *e;
 
-	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
-		const struct cell *e = &w->cells[i];
+	for (e = kind_first(w, C_FACT); e; e = kind_next(w, e)) {
 		bool es;
 
-		if (e->kind != C_FACT || (e->op != ISA_JLT && e->op != ISA_JLE))
+		if (e->op != ISA_JLT && e->op != ISA_JLE)
 			continue;
 		es = e->op == ISA_JLT;
 		if (e->root == lo && e->b == hi && (es || !strict))
@@ -747,16 +746,14 @@ int absint_fact_decide(const struct walk *w, unsigned op, bool is64, uint32_t a,
 	uint64_t k;
 	uint32_t lo, hi;
 	bool strict;
-	size_t i, n;
+	const struct cell *e;
 
 	if (order_form(w, op, is64, a, b, &lo, &hi, &strict))
 		return order_decide(w, lo, hi, strict);
 	if (!fact_form(w, op, is64, &a, &b, &k))
 		return -1;
-	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
-		const struct cell *e = &w->cells[i];
-
-		if (e->kind != C_FACT || e->root != a || e->b != b)
+	for (e = kind_first(w, C_FACT); e; e = kind_next(w, e)) {
+		if (e->root != a || e->b != b)
 			continue;
 		if (e->off == k)
 			return e->op == op;

@@ -52,13 +52,15 @@ struct undo {
  * ROOT, ID and B are representatives (find), but C_ASSUME's ID and
  * C_BRANCH's ROOT and B (values: find them). */
 enum { C_LOAD, C_WRITE, C_PART, C_FACT, C_ASSUME, C_BRANCH, C_MSUM, C_VSUM, C_SBOUND,
-       C_ATLEAST };
+       C_ATLEAST, C_NKINDS };
 
 struct cell {
 	uint32_t root;
 	uint32_t id;
 	uint64_t off;
 	uint32_t b;
+	uint32_t prevk;           /* 1 + the index of the cell of this kind
+	                           * pushed before it, 0: none (kind_first) */
 	uint16_t region;          /* 1 + the region (absint.h: mem) */
 	uint8_t kind, size, op;
 	bool sx;
@@ -90,6 +92,7 @@ struct walk {
 	uint8_t *shl_by;
 	bool flat;                /* bare code: one flat memory */
 	struct cell *cells;
+	uint32_t lastk[C_NKINDS]; /* by kind: 1 + the index of its newest cell */
 	size_t ncells, capcells;
 	struct undo *trail;
 	size_t ntrail, captrail;
@@ -147,8 +150,10 @@ static inline void undo_to(struct walk *w, size_t mark)
 
 		if ((id & HOLD_BITS) == HOLD_BITS)
 			w->holder[id & ~HOLD_BITS] = 0;
-		else if (id == CELL_MARK)
+		else if (id == CELL_MARK) {
 			w->ncells--;
+			w->lastk[w->cells[w->ncells].kind] = w->cells[w->ncells].prevk;
+		}
 		else if (id == CALL_MARK)
 			w->ncalls--;
 		else if (id == PKTW_MARK)
@@ -160,6 +165,25 @@ static inline void undo_to(struct walk *w, size_t mark)
 		else
 			w->env[id] = w->trail[w->ntrail].old;
 	}
+}
+
+/* The cells of one kind among the newest CELL_SCAN, newest first: what
+ * a scan of those cells that skips every other kind sees, in the same
+ * order (for (e = kind_first(w, K); e; e = kind_next(w, e))). AT is
+ * 1 + an index. */
+static inline const struct cell *kind_at(const struct walk *w, uint32_t at)
+{
+	return at && w->ncells - (at - 1) <= CELL_SCAN ? &w->cells[at - 1] : NULL;
+}
+
+static inline const struct cell *kind_first(const struct walk *w, unsigned k)
+{
+	return kind_at(w, w->lastk[k]);
+}
+
+static inline const struct cell *kind_next(const struct walk *w, const struct cell *e)
+{
+	return kind_at(w, e->prevk);
 }
 
 /* A value not evaluated on this path (the encoder lets a pure value be
