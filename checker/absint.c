@@ -680,20 +680,24 @@ static uint32_t edge_index(const struct ssa_prog *p, uint32_t from, unsigned j, 
  * gets through it (an assume cannot hold) or the walk stops. */
 static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 {
-	const struct ssa_block *blk = w->p->blocks[b];
-	uint32_t i;
+	uint32_t i, end = w->run_at[b + 1];
 
-	for (i = 0; i < blk->ninsns; i++) {
-		const struct ssa_insn *v = blk->insns[i];
+	for (i = w->run_at[b]; i <= end; i++) {
+		const struct ssa_insn *v;
 		struct absint_val c;
 
-		if (++w->r->steps > w->o->budget) {
+		/* the block's constants are counted where they stand (defined
+		 * for the whole walk: consts_everywhere), so the budget runs
+		 * out at the same instruction as if each were evaluated */
+		w->r->steps += i < end ? w->run_gap[i] + 1 : w->run_tail[b];
+		if (w->r->steps > w->o->budget) {
 			give_up(w, "budget: more than %" PRIu64 " instructions on the paths walked",
 				w->o->budget);
 			return false;
 		}
-		if (v->kind == SSA_CONST)
-			continue;        /* defined for the whole walk (consts_everywhere) */
+		if (i == end)
+			break;
+		v = w->run[i];
 		if (v->kind == SSA_PHI) {
 			if (edge >= v->nargs) {
 				give_up(w, "internal: phi v%u has no operand for edge %u", v->id, edge);
@@ -849,6 +853,40 @@ static void consts_everywhere(struct walk *w)
 	}
 }
 
+/* The blocks' instructions without their constants, once per walk
+ * (run_block follows these; W's run, run_at, run_gap, run_tail). */
+static void runs(struct walk *w)
+{
+	const struct ssa_prog *p = w->p;
+	uint32_t b, i, n = 0, total = 0;
+
+	for (b = 0; b < p->nblocks; b++)
+		total += p->blocks[b]->ninsns;
+	w->run = malloc(sizeof(*w->run) * (total ? total : 1));
+	w->run_gap = malloc(sizeof(*w->run_gap) * (total ? total : 1));
+	w->run_at = malloc(sizeof(*w->run_at) * (p->nblocks + 1));
+	w->run_tail = malloc(sizeof(*w->run_tail) * (p->nblocks + 1));
+	if (!w->run || !w->run_gap || !w->run_at || !w->run_tail)
+		abort();
+	for (b = 0; b < p->nblocks; b++) {
+		const struct ssa_block *blk = p->blocks[b];
+		uint32_t gap = 0;
+
+		w->run_at[b] = n;
+		for (i = 0; i < blk->ninsns; i++) {
+			if (blk->insns[i]->kind == SSA_CONST) {
+				gap++;
+				continue;
+			}
+			w->run[n] = blk->insns[i];
+			w->run_gap[n++] = gap;
+			gap = 0;
+		}
+		w->run_tail[b] = gap;
+	}
+	w->run_at[p->nblocks] = n;
+}
+
 void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 		  struct absint_result *r)
 {
@@ -892,6 +930,7 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	    !w.shl_of || !w.shl_by || !absint_shifted(p, w.shl_of, w.shl_by))
 		abort();
 	consts_everywhere(&w);
+	runs(&w);
 	if (run_block(&w, 0, 0)) {
 		at_end(&w, 0);
 		if (!w.stop && p->blocks[0]->nsucc)
@@ -919,6 +958,10 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	free(w.cells);
 	free(w.stamp);
 	free(w.memo);
+	free(w.run);
+	free(w.run_at);
+	free(w.run_gap);
+	free(w.run_tail);
 	free(w.trail);
 	free(w.stack);
 }

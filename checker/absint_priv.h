@@ -91,6 +91,13 @@ struct walk {
 	uint32_t *shl_of;         /* absint_shifted */
 	uint8_t *shl_by;
 	bool flat;                /* bare code: one flat memory */
+	const struct ssa_insn **run;   /* every block's instructions but its
+	                           * constants (absint.c consts_everywhere),
+	                           * block B's from run_at[B] to run_at[B + 1] */
+	uint32_t *run_at;
+	uint32_t *run_gap;        /* by RUN entry: the constants just before it
+	                           * in its block */
+	uint32_t *run_tail;       /* by block: the constants at its end */
 	struct cell *cells;
 	uint32_t lastk[C_NKINDS]; /* by kind: 1 + the index of its newest cell */
 	size_t ncells, capcells;

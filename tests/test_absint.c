@@ -1176,6 +1176,64 @@ START_TEST(prove_cases)
 }
 END_TEST
 
+/* Instructions on every path from block B: the walk's count when no
+ * path is cut (a tree: each block once per path through it). */
+static uint64_t path_insns(const struct ssa_prog *p, uint32_t b)
+{
+	uint64_t n = p->blocks[b]->ninsns;
+	uint32_t j;
+
+	for (j = 0; j < p->blocks[b]->nsucc; j++)
+		n += path_insns(p, p->blocks[b]->succ[j]);
+	return n;
+}
+
+/* The budget counts every instruction of each block a path runs, its
+ * constants too (the walk defines those once, consts_everywhere, and
+ * counts them where they stand): exactly that many pass, one fewer gives
+ * up with the budget named. */
+START_TEST(budget_counts_every_instruction)
+{
+	static const char text[] =
+		"ldxw %r2, [%r1]\nmov %r3, 9\njgt %r2, 3, l\nmov %r0, 2\nmov %r4, 5\n"
+		"add %r4, %r2\nexit\nl:\nmov %r0, 7\nadd %r0, %r3\nmov %r5, 11\nexit\n";
+	struct arena *a = arena_new();
+	struct ssa_prog *p = NULL;
+	struct diag d = {0};
+	struct absint_opts o = {0};
+	struct absint_result r;
+	struct bpf_insn *raw;
+	struct insn *insns;
+	char err[256], want[96];
+	uint32_t n, b, i, consts = 0;
+
+	ck_assert_msg(asm_assemble_alloc(text, "budget", 1, &raw, &n, err, sizeof(err)) >= 0,
+		      "%s", err);
+	insns = calloc(n, sizeof(*insns));
+	ck_assert(insns);
+	ck_assert_int_eq(insn_decode(raw, n, insns, "budget", "program", &d), 0);
+	ck_assert_int_eq(ssa_build_code(insns, n, NULL, a, &d, &p), 0);
+	for (b = 0; b < p->nblocks; b++)
+		for (i = 0; i < p->blocks[b]->ninsns; i++)
+			consts += p->blocks[b]->insns[i]->kind == SSA_CONST;
+	ck_assert_uint_ge(consts, 3);          /* the case is about them */
+	o.budget = path_insns(p, 0);
+	absint_prove(p, &o, &r);
+	ck_assert_msg(r.verdict == ABSINT_PROVED, "%s", r.reason);
+	ck_assert_uint_eq(r.steps, o.budget);
+	ck_assert_uint_eq(r.paths, 2);
+	o.budget--;
+	absint_prove(p, &o, &r);
+	ck_assert_int_eq(r.verdict, ABSINT_UNKNOWN);
+	snprintf(want, sizeof(want), "budget: more than %llu instructions on the paths walked",
+		 (unsigned long long)o.budget);
+	ck_assert_str_eq(r.reason, want);
+	free(insns);
+	free(raw);
+	arena_free(a);
+}
+END_TEST
+
 int main(void)
 {
 	const char *seed = getenv("ABSINT_SEED"), *progs = getenv("ABSINT_PROGRAMS");
@@ -1195,6 +1253,7 @@ int main(void)
 	tcase_add_test(tc, random_invert_sound);
 	tcase_add_test(tc, random_programs_sound);
 	tcase_add_test(tc, prove_cases);
+	tcase_add_test(tc, budget_counts_every_instruction);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
