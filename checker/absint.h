@@ -43,6 +43,9 @@ struct absint_val absint_const(uint64_t c);
 struct absint_val absint_width(unsigned bits, bool sx);
 bool absint_is_const(const struct absint_val *a, uint64_t *c);
 bool absint_contains(const struct absint_val *a, uint64_t x);
+/* A's values in increasing order into OUT: how many, or -1 when its
+ * unsigned range holds more than MAX values (then OUT is not written). */
+int absint_values(const struct absint_val *a, uint64_t *out, unsigned max);
 /* Tighten the three views against each other; false: the set is empty. */
 bool absint_sync(struct absint_val *a);
 bool absint_meet(struct absint_val *a, const struct absint_val *b);

@@ -71,6 +71,21 @@ bool absint_contains(const struct absint_val *a, uint64_t x)
 	       (x & ~a->tm) == a->tv;
 }
 
+int absint_values(const struct absint_val *a, uint64_t *out, unsigned max)
+{
+	uint64_t v;
+	int n = 0;
+
+	if (a->umin > a->umax || a->umax - a->umin >= max)
+		return -1;
+	for (v = a->umin;; v++) {
+		if (absint_contains(a, v))
+			out[n++] = v;
+		if (v == a->umax)
+			return n;
+	}
+}
+
 /* the tnum of every value in [lo, hi] */
 static void tn_range(uint64_t lo, uint64_t hi, uint64_t *v, uint64_t *m)
 {

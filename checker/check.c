@@ -16,6 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Checks run in groups of this many, in order (check_run_all's pool: a
+ * Z3 context and an exit_share per group). */
+#define CHECK_GROUP 8u
+
 void check_set_reason(struct check_result *r, enum check_verdict v, const char *fmt, ...)
 {
 	va_list ap;
@@ -371,12 +375,68 @@ void check_add_notes(struct check_result *r, const char *const *n, unsigned k)
 	r->nnotes += k;
 }
 
+/* One walk for several checks: what a complete walk (absint.h: proved)
+ * of a check that restricts no run (monitor.h mon_restricts_none) found
+ * its program returns, r0 over every exit of every path, under its
+ * program assumes. A later check of the same program under the same
+ * assumes whose asserts speak of ret alone (mon_ret_only) holds when they
+ * hold for each of those values (the concrete monitor's evaluation, at
+ * most EXIT_VALUES of them): every run of it is a run of the donor's. Per
+ * group of checks (one worker runs a group in order; the groups are the
+ * same whatever --jobs is), a slot per program and assumes. loop_sum's
+ * valid_action used never_abort's walk of 459 paths this way. */
+#define EXIT_VALUES 256u
+
+struct exit_share {
+	const struct mon_check *donor[CHECK_GROUP];   /* NULL: empty slot */
+	struct absint_val r0[CHECK_GROUP];
+};
+
+static bool exit_shared(const struct exit_share *sh, const struct mon_check *c)
+{
+	uint64_t v[EXIT_VALUES];
+	unsigned i;
+	int n, k;
+
+	if (!sh || !mon_ret_only(c))
+		return false;
+	for (i = 0; i < CHECK_GROUP && sh->donor[i]; i++) {
+		if (!mon_same_assumes(sh->donor[i], c))
+			continue;
+		n = absint_values(&sh->r0[i], v, EXIT_VALUES);
+		if (n <= 0)
+			return false;
+		for (k = 0; k < n; k++)
+			if (!mon_ret_holds(c, v[k]))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+static void exit_donate(struct exit_share *sh, const struct mon_check *c,
+			const struct absint_result *ar)
+{
+	unsigned i;
+
+	if (!sh || !ar->exits || !mon_restricts_none(c))
+		return;
+	for (i = 0; i < CHECK_GROUP && sh->donor[i]; i++)
+		if (mon_same_assumes(sh->donor[i], c))
+			return;                 /* the first one stays */
+	if (i < CHECK_GROUP) {
+		sh->donor[i] = c;
+		sh->r0[i] = ar->r0;
+	}
+}
+
 /* The abstract-interpretation pre-pass (absint.h): true when it proved
- * the check, with the notes the encoder would have added. Not for a bound
- * (the report needs its worst case), --timeout=0 (no proving at all) or a
- * program the encoder does not model. */
+ * the check (or another check's walk did: exit_share), with the notes the
+ * encoder would have added. Not for a bound (the report needs its worst
+ * case), --timeout=0 (no proving at all) or a program the encoder does
+ * not model. */
 static bool prove_without_z3(const struct ssa_prog *p, const struct check_opts *o,
-			     struct check_result *r, struct precheck *m)
+			     struct check_result *r, struct precheck *m, struct exit_share *sh)
 {
 	const struct smt_precheck *pc;
 	struct absint_opts ao = {0};
@@ -386,10 +446,18 @@ static bool prove_without_z3(const struct ssa_prog *p, const struct check_opts *
 	if (o->no_absint || r->c->has_bound || o->no_time || past_deadline(o))
 		return false;
 	pc = precheck(p, r, m);
+	ar.verdict = ABSINT_UNKNOWN;
 	if (!pc->unsupported) {
-		ao.ptr_loads = pc->ptr_loads;
-		ao.mem = pc->mem;
-		absint_prove(p, &ao, &ar);
+		if (exit_shared(sh, r->c)) {
+			ar.verdict = ABSINT_PROVED;
+			r->by_shared = true;
+		} else {
+			ao.ptr_loads = pc->ptr_loads;
+			ao.mem = pc->mem;
+			absint_prove(p, &ao, &ar);
+			if (ar.verdict == ABSINT_PROVED)
+				exit_donate(sh, r->c, &ar);
+		}
 	}
 	r->absint_ns = stats_now() - t0;
 	if (pc->unsupported || ar.verdict != ABSINT_PROVED)
@@ -444,7 +512,8 @@ static void context_done(struct smt **shared, struct smt *s)
 }
 
 static void check_one(const struct loaded *l, const struct mon_check *c,
-		      const struct check_opts *o, struct smt **shared, struct check_result *r)
+		      const struct check_opts *o, struct smt **shared, struct exit_share *sh,
+		      struct check_result *r)
 {
 	struct diag d = { .sink = to_reason, .arg = r };
 	struct ssa_opts so = { .loop_bound = o->loop_bound };
@@ -493,7 +562,7 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 		check_set_reason(r, CHECK_UNKNOWN, "not modelled: %s", p->unsupported);
 		goto out;
 	}
-	if (prove_without_z3(p, o, r, &pre))
+	if (prove_without_z3(p, o, r, &pre, sh))
 		goto out;
 	t1 = stats_now();
 	r->search_ns = stats_cpu_now();
@@ -558,7 +627,7 @@ out:
 void check_run(const struct loaded *l, const struct mon_check *c,
 	       const struct check_opts *o, struct check_result *r)
 {
-	check_one(l, c, o, NULL, r);
+	check_one(l, c, o, NULL, NULL, r);
 }
 
 /* The checks sharing a Z3 context: consecutive checks, at most
@@ -570,7 +639,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
  * encoding of a small example's check a few ms: across programs, scx_mini
  * (four programs) took 0.062 s instead of 0.090 s, xdp_redirect (two)
  * 0.026 s instead of 0.035 s. */
-#define CONTEXT_CHECKS 8u
+#define CONTEXT_CHECKS CHECK_GROUP
 /* ... and while their solver work so far is at most CONTEXT_WORK Z3
  * resource units (smt_rlimit_count, deterministic): a context that has
  * seen a large encoding changes how later queries go (xdp_lb's
@@ -597,9 +666,10 @@ static void *worker(void *arg)
 
 	while ((g = atomic_fetch_add(&pl->next, 1)) < pl->ngroups) {
 		struct smt *shared = NULL;
+		struct exit_share sh = { { NULL } };
 
 		for (i = pl->group[g]; i < pl->group[g + 1]; i++) {
-			check_one(pl->l, &pl->s->checks[i], pl->o, &shared, &pl->r[i]);
+			check_one(pl->l, &pl->s->checks[i], pl->o, &shared, &sh, &pl->r[i]);
 			if (shared && smt_rlimit_count(shared) > CONTEXT_WORK) {
 				smt_free(shared);
 				shared = NULL;

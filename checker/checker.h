@@ -83,6 +83,8 @@ struct check_result {
 	double seconds;
 	uint64_t stage_ns[STAGE_N];   /* cfg .. solve of this check (stats.h) */
 	bool by_absint;           /* HOLDS proved by the pre-pass (absint.h), no Z3 */
+	bool by_shared;           /* ... by the return values another check's
+	                           * walk found (check.c exit_share), no walk */
 	unsigned coarse_queries;  /* smt_prove's coarse queries (smt.h) */
 	unsigned coarse_proofs;   /* ... that proved their claim */
 	uint64_t absint_ns;       /* time in the pre-pass (and smt_precheck) */

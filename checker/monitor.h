@@ -185,6 +185,21 @@ int spec_resolve(const struct spec *s, const struct object *o,
 uint64_t mon_binop_eval(enum spec_binop op, bool sign, uint64_t x, uint64_t y);
 bool mon_less(bool sign, uint64_t x, uint64_t y);
 
+/* ---- monitor_eval.c: one walk of a program for several checks --------
+ * A check whose only handlers are `on exit` asserts of ret, constants and
+ * operators (no state, counters, bound, reads or assumes) is decided by
+ * the program's return values alone (mon_ret_only); with a complete walk
+ * of another check of the same program under the same program assumes
+ * (mon_same_assumes) that restricts no run itself (mon_restricts_none:
+ * no `assume` in its handlers), every ret its runs may return is one the
+ * other check's runs return (check.c, "exit_share"). */
+bool mon_ret_only(const struct mon_check *c);
+bool mon_restricts_none(const struct mon_check *c);
+bool mon_same_assumes(const struct mon_check *a, const struct mon_check *b);
+/* C's `on exit` asserts all hold of a run that returns RET (C
+ * mon_ret_only: the concrete monitor's own evaluation). */
+bool mon_ret_holds(const struct mon_check *c, uint64_t ret);
+
 /* Does call instruction (helper id HELPER >= 0, or kfunc index KFUNC >= 0)
  * match C? */
 bool mon_calls_match(const struct mon_calls *c, int helper, int kfunc);

@@ -297,3 +297,103 @@ bool mon_eval_exit(struct mon_eval *m)
 		return fails(m, MON_FAIL_ASSERT, c->bound_site, c->pos);
 	return true;
 }
+
+/* ---- one walk for several checks (monitor.h) ------------------------- */
+
+static bool ret_only_expr(const struct mon_expr *e)
+{
+	unsigned i;
+
+	switch (e->kind) {
+	case MON_NUM: case MON_RET: case MON_UNARY: case MON_BINARY: case MON_COND:
+	case MON_CAST: case MON_IN_SET: case MON_IN_RANGE:
+		for (i = 0; i < e->n; i++)
+			if (!ret_only_expr(e->a[i]))
+				return false;
+		return true;
+	case MON_ARG: case MON_PKT: case MON_PKT_END: case MON_PKT_LEN: case MON_PKT_WRITTEN:
+	case MON_CTX: case MON_GLOBAL: case MON_STATE: case MON_INSNS: case MON_CALLED:
+	case MON_LOAD:
+		break;
+	}
+	return false;
+}
+
+bool mon_ret_only(const struct mon_check *c)
+{
+	unsigned i, j;
+
+	if (c->relation || c->unknown || c->has_bound || c->nvars || c->ncounters ||
+	    !c->nhandlers)
+		return false;
+	for (i = 0; i < c->nhandlers; i++) {
+		const struct mon_handler *h = &c->handlers[i];
+
+		if (h->ev != SPEC_EV_EXIT)
+			return false;
+		for (j = 0; j < h->n; j++)
+			if (h->body[j]->kind != MON_S_ASSERT || !ret_only_expr(h->body[j]->e))
+				return false;
+	}
+	return true;
+}
+
+static bool stmts_assume(struct mon_stmt *const *s, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (s[i]->kind == MON_S_ASSUME ||
+		    (s[i]->kind == MON_S_IF && (stmts_assume(s[i]->then, s[i]->nthen) ||
+						stmts_assume(s[i]->els, s[i]->nels))))
+			return true;
+	return false;
+}
+
+bool mon_restricts_none(const struct mon_check *c)
+{
+	unsigned i;
+
+	if (c->relation || c->unknown)
+		return false;
+	for (i = 0; i < c->nhandlers; i++)
+		if (stmts_assume(c->handlers[i].body, c->handlers[i].n))
+			return false;
+	return true;
+}
+
+static bool same_expr(const struct mon_expr *x, const struct mon_expr *y)
+{
+	unsigned i;
+
+	if (x == y)
+		return true;
+	if (x->kind != y->kind || x->num != y->num || x->index != y->index ||
+	    x->datasec != y->datasec || x->off != y->off || x->size != y->size ||
+	    x->be != y->be || x->op != y->op || x->type != y->type || x->sign != y->sign ||
+	    x->is_bool != y->is_bool || x->n != y->n)
+		return false;
+	for (i = 0; i < x->n; i++)
+		if (!same_expr(x->a[i], y->a[i]))
+			return false;
+	return true;
+}
+
+bool mon_same_assumes(const struct mon_check *a, const struct mon_check *b)
+{
+	unsigned i;
+
+	if (a->func != b->func || a->nassumes != b->nassumes)
+		return false;
+	for (i = 0; i < a->nassumes; i++)
+		if (!same_expr(a->assumes[i], b->assumes[i]))
+			return false;
+	return true;
+}
+
+bool mon_ret_holds(const struct mon_check *c, uint64_t ret)
+{
+	struct mon_eval m = { .c = c, .ret = ret };
+
+	return mon_eval_exit(&m);
+}

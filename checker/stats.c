@@ -120,9 +120,10 @@ void stats_write(const struct stats *s, FILE *out)
 	for (i = 0; i < STAGE_N; i++)
 		fprintf(out, " %s=%.6f", stats_stage_name((enum stats_stage)i), secs(s->ns[i]));
 	fprintf(out, " total=%.6f max_check=%.6f peak_rss_kb=%ld minflt=%ld absint=%u absint_time=%.6f"
-		" search=%u search_time=%.6f search_inputs=%llu coarse=%u coarse_proved=%u\n",
+		" absint_shared=%u search=%u search_time=%.6f search_inputs=%llu coarse=%u"
+		" coarse_proved=%u\n",
 		secs(stats_now() - s->start), secs(s->max_check), stats_peak_rss_kb(),
-		stats_minflt(), s->absint,
-		secs(s->absint_ns), s->search, secs(s->search_ns),
-		(unsigned long long)s->search_inputs, s->coarse, s->coarse_proved);
+		stats_minflt(), s->absint, secs(s->absint_ns), s->absint_shared, s->search,
+		secs(s->search_ns), (unsigned long long)s->search_inputs, s->coarse,
+		s->coarse_proved);
 }

@@ -11,8 +11,8 @@
  * stderr) is the machine-readable format the benchmark reads:
  *   bpf-invcheck-stats: insns=N checks=K load=S decode=S cfg=S ssa=S
  *     instrument=S encode=S solve=S total=S max_check=S peak_rss_kb=N
- *     minflt=N absint=K absint_time=S search=N search_time=S search_inputs=N
- *     coarse=N coarse_proved=N
+ *     minflt=N absint=K absint_time=S absint_shared=N search=N search_time=S
+ *     search_inputs=N coarse=N coarse_proved=N
  * (seconds with 6 decimals; total is the wall time from the start of main;
  * minflt: the process's minor page faults so far (getrusage): pages
  * touched for the first time, 11-16 us each on the benchmark's machine,
@@ -26,7 +26,9 @@
  * is part of solve; a worst-case search after a Z3 verdict is solve
  * time); search_inputs the inputs it ran, all checks; coarse: the solver's
  * coarse queries (smt_prove: large multipliers left free), coarse_proved
- * those that proved their claim, so that no exact query was asked).
+ * those that proved their claim, so that no exact query was asked);
+ * absint_shared: the checks among absint's proved by the return values
+ * of another check's walk, without one of their own (check.c exit_share).
  */
 #ifndef INVCHECK_STATS_H
 #define INVCHECK_STATS_H
@@ -48,6 +50,7 @@ struct stats {
 	unsigned checks;
 	unsigned search;          /* checks the concrete search decided (search.h) */
 	unsigned absint;          /* checks the pre-pass proved (absint.h) */
+	unsigned absint_shared;   /* ... by another check's walk (check.c) */
 	uint64_t absint_ns;       /* time in the pre-pass, all checks */
 	uint64_t search_ns;       /* time in the concrete search, all checks */
 	uint64_t search_inputs;   /* inputs the search ran, all checks */

@@ -1,5 +1,5 @@
 #!/bin/sh
-# perf.sh BPF_INVCHECK EXAMPLES_DIR SOURCE_ROOT: the contract of --stats (one
+# perf.sh BPF_INVCHECK EXAMPLES_DIR SOURCE_ROOT TESTS_BUILD_DIR: the contract of --stats (one
 # machine-readable line of stage times on stderr, stdout unchanged) and of
 # --cache DIR (a hit gives byte-identical output and exit code; changing the
 # program, the spec or an option misses). Timing values are not asserted.
@@ -7,6 +7,7 @@ set -u
 bin=$1
 ex=$2
 src=$3
+tobj=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -18,7 +19,7 @@ fail() {
 }
 
 num='[0-9][0-9]*\.[0-9]\{6\}'
-stats_re="^bpf-invcheck-stats: insns=135 checks=6 load=$num decode=$num cfg=$num ssa=$num instrument=$num encode=$num solve=$num total=$num max_check=$num peak_rss_kb=[0-9][0-9]* minflt=[0-9][0-9]* absint=[0-9][0-9]* absint_time=$num search=[0-9][0-9]* search_time=$num search_inputs=[0-9][0-9]* coarse=[0-9][0-9]* coarse_proved=[0-9][0-9]*\$"
+stats_re="^bpf-invcheck-stats: insns=135 checks=6 load=$num decode=$num cfg=$num ssa=$num instrument=$num encode=$num solve=$num total=$num max_check=$num peak_rss_kb=[0-9][0-9]* minflt=[0-9][0-9]* absint=[0-9][0-9]* absint_time=$num absint_shared=[0-9][0-9]* search=[0-9][0-9]* search_time=$num search_inputs=[0-9][0-9]* coarse=[0-9][0-9]* coarse_proved=[0-9][0-9]*\$"
 
 # --stats: exactly one line on stderr, the same stdout and exit code
 n=$((n + 1))
@@ -266,6 +267,36 @@ n=$((n + 1))
 rc=$?
 [ "$rc" -eq 2 ] && [ "$(cat "$tmp/err")" = "$tmp/file/sub: error: cannot create the cache directory: Not a directory" ] ||
 	fail "--cache FILE/sub: exit $rc: $(cat "$tmp/err")"
+
+# one walk for several checks (check.c exit_share): how many checks the
+# pre-pass proved from another check's walk (absint_shared), exactly:
+# loop_sum's valid_action (never_abort's walk), xdp_redirect's
+# valid_action, trace_exec's two returns_zero; tests/data/e2e/exit_share*
+# share once under the same assume, never under other assumes or after a
+# walk that an `assume` in a handler cut (the verdicts: tests/e2e/absint.tsv)
+shared() {
+	"$bin" --stats --quiet "$1" "$2" 2>&1 >/dev/null |
+		sed -n 's/.* absint=\([0-9]*\) absint_time=[0-9.]* absint_shared=\([0-9]*\) .*/\1 \2/p'
+}
+for pair in "loop_sum:5 1" "xdp_redirect:8 1" "trace_exec:7 2" "xdp_fw:5 0"; do
+	n=$((n + 1))
+	e=${pair%%:*}
+	want=${pair#*:}
+	got=$(shared "$ex/$e.bpf.o" "$src/examples/$e.inv")
+	[ "$got" = "$want" ] || fail "absint, absint_shared on $e: '$got' (expected $want)"
+done
+for pair in "exit_share:2 1" "exit_share_assumes:1 0" "exit_share_cut:1 0"; do
+	n=$((n + 1))
+	s=${pair%%:*}
+	want=${pair#*:}
+	got=$(shared "$tobj/maps.bpf.o" "$src/tests/data/e2e/$s.inv")
+	[ "$got" = "$want" ] || fail "absint, absint_shared on $s.inv: '$got' (expected $want)"
+done
+# --no-absint: no walk to share
+n=$((n + 1))
+got=$("$bin" --stats --quiet --no-absint "$ex/loop_sum.bpf.o" "$src/examples/loop_sum.inv" 2>&1 >/dev/null |
+	grep -o 'absint_shared=[0-9]*')
+[ "$got" = "absint_shared=0" ] || fail "--no-absint on loop_sum: $got"
 
 # the heap on a huge page (arena.c heap_on_huge_page) is not taken under a
 # limit on the data segment: the same report there (its 64 MiB of growth

@@ -1176,6 +1176,36 @@ START_TEST(prove_cases)
 }
 END_TEST
 
+/* absint_values: exactly the members, in order, or -1 past MAX */
+START_TEST(values_enumerated)
+{
+	struct absint_val a = absint_const(7), t;
+	uint64_t v[8];
+
+	ck_assert_int_eq(absint_values(&a, v, 8), 1);
+	ck_assert_uint_eq(v[0], 7);
+	t = absint_top();
+	t.umin = 2;
+	t.umax = 4;
+	t.tv = 0;
+	t.tm = 6;                       /* 0, 2, 4, 6 by the tnum */
+	t.smin = 2;
+	t.smax = 4;
+	ck_assert_int_eq(absint_values(&t, v, 8), 2);
+	ck_assert_uint_eq(v[0], 2);
+	ck_assert_uint_eq(v[1], 4);
+	t = absint_width(3, false);     /* 0 .. 7: 8 values */
+	ck_assert_int_eq(absint_values(&t, v, 8), 8);
+	ck_assert_uint_eq(v[7], 7);
+	ck_assert_int_eq(absint_values(&t, v, 7), -1);
+	t = absint_top();
+	ck_assert_int_eq(absint_values(&t, v, 8), -1);
+	t.umin = UINT64_MAX - 1;        /* the top of the range, no wrap */
+	ck_assert_int_eq(absint_values(&t, v, 8), 2);
+	ck_assert_uint_eq(v[1], UINT64_MAX);
+}
+END_TEST
+
 /* Instructions on every path from block B: the walk's count when no
  * path is cut (a tree: each block once per path through it). */
 static uint64_t path_insns(const struct ssa_prog *p, uint32_t b)
@@ -1254,6 +1284,7 @@ int main(void)
 	tcase_add_test(tc, random_programs_sound);
 	tcase_add_test(tc, prove_cases);
 	tcase_add_test(tc, budget_counts_every_instruction);
+	tcase_add_test(tc, values_enumerated);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
