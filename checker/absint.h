@@ -37,11 +37,27 @@ struct absint_val {
 };
 
 /* ---- the domain (absint_dom.c) ----------------------------------------- */
-struct absint_val absint_top(void);
-struct absint_val absint_const(uint64_t c);
+/* (inline: the walk makes these for most values it meets) */
+static inline struct absint_val absint_top(void)
+{
+	return (struct absint_val){ 0, UINT64_MAX, INT64_MIN, INT64_MAX, 0, UINT64_MAX };
+}
+
+static inline struct absint_val absint_const(uint64_t c)
+{
+	return (struct absint_val){ c, c, (int64_t)c, (int64_t)c, c, 0 };
+}
+
+static inline bool absint_is_const(const struct absint_val *a, uint64_t *c)
+{
+	if (a->umin != a->umax)
+		return false;
+	*c = a->umin;
+	return true;
+}
+
 /* [0, 2^bits - 1] (bits < 64), or top */
 struct absint_val absint_width(unsigned bits, bool sx);
-bool absint_is_const(const struct absint_val *a, uint64_t *c);
 bool absint_contains(const struct absint_val *a, uint64_t x);
 /* A's values in increasing order into OUT: how many, or -1 when its
  * unsigned range holds more than MAX values (then OUT is not written). */

@@ -29,16 +29,6 @@ static uint64_t mask_of(unsigned bits)
 	return bits >= 64 ? U64_MAX : (1ull << bits) - 1;
 }
 
-struct absint_val absint_top(void)
-{
-	return (struct absint_val){ 0, U64_MAX, INT64_MIN, INT64_MAX, 0, U64_MAX };
-}
-
-struct absint_val absint_const(uint64_t c)
-{
-	return (struct absint_val){ c, c, (int64_t)c, (int64_t)c, c, 0 };
-}
-
 struct absint_val absint_width(unsigned bits, bool sx)
 {
 	struct absint_val a = absint_top();
@@ -55,14 +45,6 @@ struct absint_val absint_width(unsigned bits, bool sx)
 	a.smax = (int64_t)a.umax;
 	a.tm = a.umax;
 	return a;
-}
-
-bool absint_is_const(const struct absint_val *a, uint64_t *c)
-{
-	if (a->umin != a->umax)
-		return false;
-	*c = a->umin;
-	return true;
 }
 
 bool absint_contains(const struct absint_val *a, uint64_t x)

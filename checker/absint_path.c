@@ -667,7 +667,7 @@ static bool fact_form(const struct walk *w, unsigned op, bool is64, uint32_t *a,
 		      uint64_t *k)
 {
 	struct absint_val x = get(w, *a), y = get(w, *b);
-	uint64_t ka, kb;
+	uint64_t ka = 0, kb = 0;   /* set by absint_is_const where used */
 	bool ca = absint_is_const(&x, &ka), cb = absint_is_const(&y, &kb);
 	uint32_t t;
 

@@ -271,7 +271,7 @@ static void advise_huge(void *p)
 		madvise((void *)s, e - s, MADV_HUGEPAGE);
 }
 
-void *buf_push(struct vec *v, size_t elem_size)
+void *buf_grow(struct vec *v, size_t elem_size)
 {
 	void *slot;
 

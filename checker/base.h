@@ -78,8 +78,20 @@ struct vec {
 void *vec_push(struct arena *a, struct vec *v, size_t elem_size);
 
 /* A growable array in malloc'd memory, for scratch work outside an arena.
- * buf_free() releases it. */
-void *buf_push(struct vec *v, size_t elem_size);
+ * buf_free() releases it. buf_push: a zeroed new element; inline for the
+ * common case (room left: a constant ELEM_SIZE's memset is a store; the
+ * lift pushes three per SSA value), buf_grow when full. */
+void *buf_grow(struct vec *v, size_t elem_size);
+static inline void *buf_push(struct vec *v, size_t elem_size)
+{
+	void *slot;
+
+	if (v->len == v->cap)
+		return buf_grow(v, elem_size);
+	slot = (char *)v->data + elem_size * v->len++;
+	__builtin_memset(slot, 0, elem_size);
+	return slot;
+}
 void buf_free(struct vec *v);
 /* calloc for a large scratch array (released with free): from 4 MiB it is
  * marked for transparent huge pages like buf_push's arrays. */
