@@ -147,8 +147,9 @@ static bool sum_back(struct walk *w, const struct ssa_insn *v, const struct absi
 static bool whole(struct walk *w, uint32_t id, const struct absint_val *x, unsigned depth)
 {
 	const struct cell *e;
+	struct cell_it it;
 
-	for (e = kind_first(w, C_PART); e; e = kind_next(w, e)) {
+	for (e = kind_first(w, &it, C_PART); e; e = cell_next(w, &it)) {
 		struct absint_val t;
 
 		if (e->id == id) {

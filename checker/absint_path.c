@@ -44,6 +44,10 @@ void absint_cell_push(struct walk *w, const struct cell *c)
 	*e = *c;
 	e->prevk = w->lastk[c->kind];
 	w->lastk[c->kind] = (uint32_t)w->ncells;
+	if (cell_is_mem(c->kind)) {
+		e->prevm = w->lastm;
+		w->lastm = (uint32_t)w->ncells;
+	}
 	trail_push(w, CELL_MARK);
 }
 
@@ -360,6 +364,7 @@ static void part(struct walk *w, uint32_t id, uint32_t src, unsigned byte, unsig
 			  .size = (uint8_t)size };
 	struct absint_val sv = get(w, src);
 	const struct cell *e;
+	struct cell_it it;
 
 	if (!w->def[c.root])
 		return;
@@ -367,7 +372,7 @@ static void part(struct walk *w, uint32_t id, uint32_t src, unsigned byte, unsig
 		make_alias(w, id, c.root, val);
 		return;
 	}
-	for (e = kind_first(w, C_PART); e; e = kind_next(w, e)) {
+	for (e = kind_first(w, &it, C_PART); e; e = cell_next(w, &it)) {
 		if (e->root == c.root && e->off == c.off && e->size == c.size && w->def[e->id]) {
 			make_alias(w, id, e->id, val);
 			return;
@@ -399,11 +404,11 @@ static bool blocks(const struct cell *e, const struct cell *c)
  * other (absint.c back, whole). At most 8 parts. */
 static void has_parts(struct walk *w, uint32_t id, const struct cell *c)
 {
-	size_t i, n;
+	const struct cell *e;
+	struct cell_it it;
 	unsigned np = 0;
 
-	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN && np < 8; n++) {
-		const struct cell *e = &w->cells[i];
+	for (e = mem_first(w, &it); e && np < 8; e = cell_next(w, &it)) {
 		struct absint_val x, y;
 		uint64_t d = e->off - c->off;
 
@@ -435,15 +440,13 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 	uint16_t region = mem_code(w, v);
 	struct cell c = { .kind = C_LOAD, .off = (uint64_t)v->imm, .id = v->id, .region = region,
 			  .size = v->size, .sx = v->sx };
-	const struct cell *in = NULL;
-	size_t i, n;
+	const struct cell *in = NULL, *e;
+	struct cell_it it;
 
 	if (!region)
 		return false;
 	c.root = addr_root(w, v->args[0], &c.off);
-	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
-		const struct cell *e = &w->cells[i];
-
+	for (e = mem_first(w, &it); e; e = cell_next(w, &it)) {
 		if (e->kind == C_MSUM && e->root == c.root && e->region == region &&
 		    e->off == c.off && c.size == 8 && w->def[e->id] && w->def[e->b]) {
 			/* what an atomic add left there: ID + B */
@@ -499,11 +502,10 @@ static uint32_t known_at(struct walk *w, uint32_t root, uint64_t off, unsigned s
 			 uint16_t region)
 {
 	struct cell c = { .root = root, .off = off, .size = (uint8_t)size, .region = region };
-	size_t i, n;
+	const struct cell *e;
+	struct cell_it it;
 
-	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
-		const struct cell *e = &w->cells[i];
-
+	for (e = mem_first(w, &it); e; e = cell_next(w, &it)) {
 		if (e->kind == C_WRITE || e->kind == C_MSUM) {
 			if (blocks(e, &c))
 				return 0;
@@ -564,12 +566,13 @@ uint32_t absint_sub_cancels(const struct walk *w, const struct ssa_insn *v)
 {
 	uint32_t a, b;
 	const struct cell *e;
+	struct cell_it it;
 
 	if (v->kind != SSA_ALU || v->op != ISA_SUB || !v->is64 || v->nargs < 2)
 		return 0;
 	a = find(w, v->args[0]);
 	b = find(w, v->args[1]);
-	for (e = kind_first(w, C_VSUM); e; e = kind_next(w, e)) {
+	for (e = kind_first(w, &it, C_VSUM); e; e = cell_next(w, &it)) {
 		if (find(w, e->id) != a)
 			continue;
 		if (find(w, e->root) == b && w->def[find(w, e->b)])
@@ -725,8 +728,9 @@ static bool order_form(const struct walk *w, unsigned op, bool is64, uint32_t a,
 static int order_decide(const struct walk *w, uint32_t lo, uint32_t hi, bool strict)
 {
 	const struct cell *e;
+	struct cell_it it;
 
-	for (e = kind_first(w, C_FACT); e; e = kind_next(w, e)) {
+	for (e = kind_first(w, &it, C_FACT); e; e = cell_next(w, &it)) {
 		bool es;
 
 		if (e->op != ISA_JLT && e->op != ISA_JLE)
@@ -747,12 +751,13 @@ int absint_fact_decide(const struct walk *w, unsigned op, bool is64, uint32_t a,
 	uint32_t lo, hi;
 	bool strict;
 	const struct cell *e;
+	struct cell_it it;
 
 	if (order_form(w, op, is64, a, b, &lo, &hi, &strict))
 		return order_decide(w, lo, hi, strict);
 	if (!fact_form(w, op, is64, &a, &b, &k))
 		return -1;
-	for (e = kind_first(w, C_FACT); e; e = kind_next(w, e)) {
+	for (e = kind_first(w, &it, C_FACT); e; e = cell_next(w, &it)) {
 		if (e->root != a || e->b != b)
 			continue;
 		if (e->off == k)

@@ -54,6 +54,12 @@ struct undo {
 enum { C_LOAD, C_WRITE, C_PART, C_FACT, C_ASSUME, C_BRANCH, C_MSUM, C_VSUM, C_SBOUND,
        C_ATLEAST, C_NKINDS };
 
+/* the kinds loads look at (absint_path.c: mem_first) */
+static inline bool cell_is_mem(unsigned kind)
+{
+	return kind == C_LOAD || kind == C_WRITE || kind == C_MSUM;
+}
+
 struct cell {
 	uint32_t root;
 	uint32_t id;
@@ -61,6 +67,8 @@ struct cell {
 	uint32_t b;
 	uint32_t prevk;           /* 1 + the index of the cell of this kind
 	                           * pushed before it, 0: none (kind_first) */
+	uint32_t prevm;           /* C_LOAD, C_WRITE, C_MSUM: the same for
+	                           * the three (mem_first) */
 	uint16_t region;          /* 1 + the region (absint.h: mem) */
 	uint8_t kind, size, op;
 	bool sx;
@@ -100,6 +108,7 @@ struct walk {
 	uint32_t *run_tail;       /* by block: the constants at its end */
 	struct cell *cells;
 	uint32_t lastk[C_NKINDS]; /* by kind: 1 + the index of its newest cell */
+	uint32_t lastm;           /* ... of C_LOAD, C_WRITE and C_MSUM's */
 	size_t ncells, capcells;
 	struct undo *trail;
 	size_t ntrail, captrail;
@@ -160,6 +169,8 @@ static inline void undo_to(struct walk *w, size_t mark)
 		else if (id == CELL_MARK) {
 			w->ncells--;
 			w->lastk[w->cells[w->ncells].kind] = w->cells[w->ncells].prevk;
+			if (cell_is_mem(w->cells[w->ncells].kind))
+				w->lastm = w->cells[w->ncells].prevm;
 		}
 		else if (id == CALL_MARK)
 			w->ncalls--;
@@ -174,23 +185,46 @@ static inline void undo_to(struct walk *w, size_t mark)
 	}
 }
 
-/* The cells of one kind among the newest CELL_SCAN, newest first: what
- * a scan of those cells that skips every other kind sees, in the same
- * order (for (e = kind_first(w, K); e; e = kind_next(w, e))). AT is
- * 1 + an index. */
-static inline const struct cell *kind_at(const struct walk *w, uint32_t at)
+/* The cells of one kind (or of memory: C_LOAD, C_WRITE, C_MSUM) among
+ * the newest CELL_SCAN when the scan starts, newest first: what a scan of
+ * those cells that skips every other kind sees, in the same order:
+ *   struct cell_it it;
+ *   for (e = kind_first(w, &it, K); e; e = cell_next(w, &it)) ...
+ *   for (e = mem_first(w, &it); e; e = cell_next(w, &it)) ...
+ * The body may push cells (the cells array may move: E is valid until
+ * then, the iterator goes by index; cells pushed since are not seen, as
+ * a scan from the old end would not see them). */
+struct cell_it {
+	size_t lim;               /* ncells when the scan started */
+	uint32_t at;              /* 1 + the index of the current cell */
+	bool mem;                 /* follow prevm, not prevk */
+};
+
+static inline const struct cell *cell_at(const struct walk *w, struct cell_it *it, uint32_t at)
 {
-	return at && w->ncells - (at - 1) <= CELL_SCAN ? &w->cells[at - 1] : NULL;
+	it->at = at && it->lim - (at - 1) <= CELL_SCAN ? at : 0;
+	return it->at ? &w->cells[it->at - 1] : NULL;
 }
 
-static inline const struct cell *kind_first(const struct walk *w, unsigned k)
+static inline const struct cell *kind_first(const struct walk *w, struct cell_it *it, unsigned k)
 {
-	return kind_at(w, w->lastk[k]);
+	it->lim = w->ncells;
+	it->mem = false;
+	return cell_at(w, it, w->lastk[k]);
 }
 
-static inline const struct cell *kind_next(const struct walk *w, const struct cell *e)
+static inline const struct cell *mem_first(const struct walk *w, struct cell_it *it)
 {
-	return kind_at(w, e->prevk);
+	it->lim = w->ncells;
+	it->mem = true;
+	return cell_at(w, it, w->lastm);
+}
+
+static inline const struct cell *cell_next(const struct walk *w, struct cell_it *it)
+{
+	const struct cell *e = &w->cells[it->at - 1];
+
+	return cell_at(w, it, it->mem ? e->prevm : e->prevk);
 }
 
 /* A value not evaluated on this path (the encoder lets a pure value be
