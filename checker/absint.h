@@ -64,6 +64,8 @@ bool absint_contains(const struct absint_val *a, uint64_t x);
 int absint_values(const struct absint_val *a, uint64_t *out, unsigned max);
 /* Tighten the three views against each other; false: the set is empty. */
 bool absint_sync(struct absint_val *a);
+/* A becomes A and B (synced; false: empty). When B bounds nothing A does
+ * not (B top, most often), A stays as it is, unsynced if it was. */
 bool absint_meet(struct absint_val *a, const struct absint_val *b);
 struct absint_val absint_join(const struct absint_val *a, const struct absint_val *b);
 /* ALU op (enum isa_op ADD .. ARSH, MOV) of width 64 or 32, as smt.c/interp.c */
