@@ -430,13 +430,13 @@ static void exit_donate(struct exit_share *sh, const struct mon_check *c,
 	}
 }
 
-/* The abstract-interpretation pre-pass (absint.h): true when it proved
- * the check (or another check's walk did: exit_share), with the notes the
- * encoder would have added. Not for a bound (the report needs its worst
- * case), --timeout=0 (no proving at all) or a program the encoder does
- * not model. */
-static bool prove_without_z3(const struct ssa_prog *p, const struct check_opts *o,
-			     struct check_result *r, struct precheck *m, struct exit_share *sh)
+/* The abstract-interpretation pre-pass (absint.h): true when it proves
+ * the check (or another check's walk did: exit_share); R's verdict and
+ * notes untouched. Not for a bound (the report needs its worst case),
+ * --timeout=0 (no proving at all) or a program the encoder does not
+ * model. */
+static bool absint_proves(const struct ssa_prog *p, const struct check_opts *o,
+			  struct check_result *r, struct precheck *m, struct exit_share *sh)
 {
 	const struct smt_precheck *pc;
 	struct absint_opts ao = {0};
@@ -459,13 +459,47 @@ static bool prove_without_z3(const struct ssa_prog *p, const struct check_opts *
 				exit_donate(sh, r->c, &ar);
 		}
 	}
-	r->absint_ns = stats_now() - t0;
-	if (pc->unsupported || ar.verdict != ABSINT_PROVED)
-		return false;
-	check_add_notes(r, pc->notes, pc->nnotes);
+	r->absint_ns += stats_now() - t0;
+	return !pc->unsupported && ar.verdict == ABSINT_PROVED;
+}
+
+/* R holds by the pre-pass, with the notes of its precheck M (the notes
+ * the encoder would have added). */
+static void absint_holds(struct check_result *r, const struct precheck *m)
+{
+	check_add_notes(r, m->pc.notes, m->pc.nnotes);
 	r->verdict = CHECK_HOLDS;
 	r->by_absint = true;
+}
+
+static bool prove_without_z3(const struct ssa_prog *p, const struct check_opts *o,
+			     struct check_result *r, struct precheck *m, struct exit_share *sh)
+{
+	if (!absint_proves(p, o, r, m, sh))
+		return false;
+	absint_holds(r, m);
 	return true;
+}
+
+/* bpf_loop callbacks are expanded to --loop-bound iterations, and most
+ * programs' callbacks run far fewer (loop_sum's at most 8 of 64: most of
+ * its lift). A check other than a bound is first lifted with its
+ * callbacks cut at CB_FIRST iterations (an unwinding marker after them):
+ * when the pre-pass proves it on that program, no unwinding marker among
+ * its reached paths, no run iterates a callback that often, so the whole
+ * program's runs are the same runs and the check holds; else it is
+ * lifted whole and goes on as before. A bound is not (its worst case's
+ * search is guided by the program's paths). */
+#define CB_FIRST 16u
+
+static unsigned first_cb_bound(const struct mon_check *c, const struct check_opts *o)
+{
+	unsigned bound = o->loop_bound ? o->loop_bound : SSA_DEFAULT_LOOP_BOUND;
+
+	if (c->has_bound || o->no_absint || o->no_time || bound <= CB_FIRST ||
+	    (c->relation && !c->expanded) || c->unknown)
+		return 0;
+	return CB_FIRST;
 }
 
 /* A program the encoder does not model (smt_precheck: the same notes and
@@ -517,8 +551,9 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 {
 	struct diag d = { .sink = to_reason, .arg = r };
 	struct ssa_opts so = { .loop_bound = o->loop_bound };
-	struct precheck pre = { 0 };
+	struct precheck pre = { 0 }, cut = { 0 };
 	struct ssa_prog *p = NULL;
+	bool proved_cut = false;
 	struct smt_prog *e = NULL;
 	struct smt *s = NULL;
 	double t0 = check_clock();
@@ -536,7 +571,16 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 				 o->deadline_s);
 		goto out;
 	}
+	so.cb_bound = first_cb_bound(c, o);
 	err = instrument_lift(l, c, &so, r->work, &d, &p);
+	if (!err && p->cb_limited) {
+		if (!p->unsupported && absint_proves(p, o, r, &cut, sh)) {
+			proved_cut = true;
+		} else {
+			so.cb_bound = 0;       /* the whole program */
+			err = instrument_lift(l, c, &so, r->work, &d, &p);
+		}
+	}
 	if (err) {
 		if (!r->reason[0])
 			snprintf(r->reason, sizeof(r->reason), "lifting failed: %s", strerror(-err));
@@ -560,6 +604,10 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 	}
 	if (p->unsupported) {
 		check_set_reason(r, CHECK_UNKNOWN, "not modelled: %s", p->unsupported);
+		goto out;
+	}
+	if (proved_cut) {
+		absint_holds(r, &cut);
 		goto out;
 	}
 	if (prove_without_z3(p, o, r, &pre, sh))

@@ -81,6 +81,7 @@ struct expander {
 	struct arena *a;
 	struct diag *d;
 	unsigned bound;
+	unsigned cb_bound;               /* bpf_loop callbacks' (<= bound) */
 	uint32_t max_nodes;
 	struct htab ctx_tab, node_tab;   /* contexts and nodes not in the direct tables */
 	struct vec ctxs, nodes, frames;  /* malloc'd, adopted by the arena at the end */
@@ -517,11 +518,14 @@ static void expand_node(struct expander *e, uint32_t n)
 	case XN_CB_NEXT:
 		add_edge(e, n, node_intern(e, XN_CB_DONE, nd.ctx, nd.block, 0), XE_SET_R0,
 			 nd.k + 1, 0);
-		if ((unsigned)nd.k + 1 < e->bound)
+		if ((unsigned)nd.k + 1 < e->cb_bound) {
 			add_edge(e, n, node_intern(e, XN_CB_TEST, nd.ctx, nd.block, nd.k + 1),
 				 XE_NONE, 0, 0);
-		else
+		} else {
 			add_edge(e, n, node_new(e, XN_UNWIND, nd.ctx, nd.block, 0), XE_NONE, 0, 0);
+			if (e->cb_bound < e->bound)
+				e->x->cb_limited = true;
+		}
 		break;
 	case XN_CB_DONE:
 		add_edge(e, n, edge_target(e, nd.ctx, nd.block, bl->succ[0]), XE_NONE, 0, 0);
@@ -561,11 +565,13 @@ static int topo_sort(struct expander *e)
 }
 
 int expand_program(const struct object *o, int func, struct insn **insns,
-		   unsigned bound, uint32_t max_nodes, struct arena *a,
+		   unsigned bound, unsigned cb_bound, uint32_t max_nodes, struct arena *a,
 		   struct diag *d, struct xgraph **out)
 {
 	struct expander e = { .a = a, .d = d, .bound = bound ? bound : 1,
 			      .max_nodes = max_nodes };
+
+	e.cb_bound = cb_bound && cb_bound < e.bound ? cb_bound : e.bound;
 	struct xgraph *x = arena_alloc(a, sizeof(*x));
 	const struct cfg *g;
 	struct xctx *root;

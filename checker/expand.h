@@ -72,11 +72,15 @@ struct xgraph {
 	struct ssa_frame *frames;
 	uint32_t nframes;
 	const char *unsupported;  /* first construct we cannot expand soundly */
+	bool cb_limited;          /* a callback's iterations stopped at cb_bound
+	                           * (< bound) with an unwinding marker */
 	uint64_t cfg_ns;          /* time in cfg_build (stats.h) */
 };
 
+/* CB_BOUND (0: BOUND): iterations of a bpf_loop callback expanded, at
+ * most BOUND; xgraph.cb_limited when it cut one short of BOUND. */
 int expand_program(const struct object *o, int func, struct insn **insns,
-		   unsigned bound, uint32_t max_nodes, struct arena *a,
+		   unsigned bound, unsigned cb_bound, uint32_t max_nodes, struct arena *a,
 		   struct diag *d, struct xgraph **out);
 
 #endif

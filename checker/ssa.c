@@ -609,12 +609,13 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	l.hooks = opts->hooks;
 	if (l.hooks && l.hooks->nghost > SSA_MAX_GHOST)
 		return -E2BIG;
-	err = expand_program(o, func, insns, p->loop_bound,
+	err = expand_program(o, func, insns, p->loop_bound, opts->cb_bound,
 			     opts->max_blocks ? opts->max_blocks : 1000000, a, d, &l.x);
 	if (err)
 		return err;
 	p->frames = l.x->frames;
 	p->nframes = l.x->nframes;
+	p->cb_limited = l.x->cb_limited;
 	undef = lift_emit(&l, SSA_UNDEF, 0);
 	undef->size = 8;
 	if (l.x->unsupported) {

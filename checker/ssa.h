@@ -158,6 +158,9 @@ struct ssa_prog {
 	struct ssa_frame *frames;
 	uint32_t nframes;
 	uint32_t nunwind;         /* blocks ending in SSA_TERM_UNWIND */
+	bool cb_limited;          /* opts.cb_bound cut a callback's iterations
+	                           * short of loop_bound (an unwinding marker
+	                           * there) */
 	const char **notes;       /* imprecision and unsupported constructs */
 	uint32_t nnotes;
 	const char *unsupported;  /* non-NULL: the program cannot be checked soundly */
@@ -172,6 +175,8 @@ struct ssa_hooks;
 
 struct ssa_opts {
 	unsigned loop_bound;      /* 0: SSA_DEFAULT_LOOP_BOUND */
+	unsigned cb_bound;        /* a bpf_loop callback's iterations, at most
+	                           * loop_bound (0: loop_bound) */
 	uint32_t max_blocks;      /* 0: 1,000,000 */
 	const struct ssa_hooks *hooks;  /* instrumentation, or NULL */
 };

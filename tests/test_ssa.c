@@ -49,11 +49,12 @@ static void sink(void *arg, const struct diag_msg *m)
 	diag_format(m, r->msg, sizeof(r->msg));
 }
 
-static void lift(struct run *r, const struct bpf_insn *raw, uint32_t n,
-		 unsigned bound, uint32_t max_blocks)
+static void lift_cb(struct run *r, const struct bpf_insn *raw, uint32_t n,
+		    unsigned bound, uint32_t max_blocks, unsigned cb_bound)
 {
 	struct insn *in = calloc(n, sizeof(*in));
-	struct ssa_opts o = { .loop_bound = bound, .max_blocks = max_blocks };
+	struct ssa_opts o = { .loop_bound = bound, .max_blocks = max_blocks,
+			      .cb_bound = cb_bound };
 	const char *bad;
 
 	memset(r, 0, sizeof(*r));
@@ -67,6 +68,12 @@ static void lift(struct run *r, const struct bpf_insn *raw, uint32_t n,
 		bad = ssa_verify(r->p);
 		ck_assert_msg(!bad, "ssa_verify: %s", bad);
 	}
+}
+
+static void lift(struct run *r, const struct bpf_insn *raw, uint32_t n,
+		 unsigned bound, uint32_t max_blocks)
+{
+	lift_cb(r, raw, n, bound, max_blocks, 0);
 }
 
 static char *dump(struct run *r)
@@ -242,6 +249,34 @@ START_TEST(bpf_loop_callback_is_inlined)
 	ck_assert_ptr_nonnull(strstr(text, "bpf_loop: done, r0 = iterations"));
 	free(text);
 	done(&r);
+}
+END_TEST
+
+/* ssa_opts.cb_bound: the callback's iterations cut before the loop bound
+ * (check.c's first lift), the marker after them, and the program says so */
+START_TEST(bpf_loop_callback_cut)
+{
+	static const struct bpf_insn raw[] = {
+		MOV64_IMM(1, 3), LDDW_FUNC(2, 5), MOV64_IMM(3, 0), MOV64_IMM(4, 0),
+		CALL_HELPER(BPF_FUNC_loop), EXIT(),
+		MOV64_IMM(0, 0), EXIT(),
+	};
+	static const unsigned cut[][3] = {   /* cb_bound, frames, cut */
+		{ 2, 2, 1 }, { 1, 1, 1 }, { 4, 4, 0 }, { 9, 4, 0 }, { 0, 4, 0 },
+	};
+	struct run r;
+	uint32_t i, k, cbs;
+
+	for (k = 0; k < ARRAY_SIZE(cut); k++) {
+		lift_cb(&r, raw, ARRAY_SIZE(raw), 4, 0, cut[k][0]);
+		ck_assert_int_eq(r.err, 0);
+		for (i = 0, cbs = 0; i < r.p->nframes; i++)
+			cbs += r.p->frames[i].callback;
+		ck_assert_uint_eq(cbs, cut[k][1]);
+		ck_assert_uint_eq(r.p->nunwind, 1);
+		ck_assert_int_eq(r.p->cb_limited, (int)cut[k][2]);
+		done(&r);
+	}
 }
 END_TEST
 
@@ -596,6 +631,7 @@ int main(void)
 	tcase_add_test(tc, irreducible_is_not_modelled);
 	tcase_add_test(tc, falling_off_the_end_is_an_error);
 	tcase_add_test(tc, bpf_loop_callback_is_inlined);
+	tcase_add_test(tc, bpf_loop_callback_cut);
 	tcase_add_test(tc, tail_call_may_not_return);
 	tcase_add_test(tc, partial_stack_access);
 	tcase_add_test(tc, stack_atomics_are_read_modify_write);
