@@ -278,20 +278,20 @@ shared() {
 	"$bin" --stats --quiet "$1" "$2" 2>&1 >/dev/null |
 		sed -n 's/.* absint=\([0-9]*\) absint_time=[0-9.]* absint_shared=\([0-9]*\) .*/\1 \2/p'
 }
-for pair in "loop_sum:5 1" "xdp_redirect:8 1" "trace_exec:7 2" "xdp_fw:5 0"; do
+# OBJECT SPEC ABSINT SHARED
+while read -r obj spec want; do
 	n=$((n + 1))
-	e=${pair%%:*}
-	want=${pair#*:}
-	got=$(shared "$ex/$e.bpf.o" "$src/examples/$e.inv")
-	[ "$got" = "$want" ] || fail "absint, absint_shared on $e: '$got' (expected $want)"
-done
-for pair in "exit_share:2 1" "exit_share_assumes:1 0" "exit_share_cut:1 0"; do
-	n=$((n + 1))
-	s=${pair%%:*}
-	want=${pair#*:}
-	got=$(shared "$tobj/maps.bpf.o" "$src/tests/data/e2e/$s.inv")
-	[ "$got" = "$want" ] || fail "absint, absint_shared on $s.inv: '$got' (expected $want)"
-done
+	got=$(shared "$obj" "$src/$spec")
+	[ "$got" = "$want" ] || fail "absint, absint_shared on $spec: '$got' (expected $want)"
+done <<EOF
+$ex/loop_sum.bpf.o examples/loop_sum.inv 5 1
+$ex/xdp_redirect.bpf.o examples/xdp_redirect.inv 8 1
+$ex/trace_exec.bpf.o examples/trace_exec.inv 7 2
+$ex/xdp_fw.bpf.o examples/xdp_fw.inv 5 0
+$tobj/maps.bpf.o tests/data/e2e/exit_share.inv 2 1
+$tobj/maps.bpf.o tests/data/e2e/exit_share_assumes.inv 1 0
+$tobj/maps.bpf.o tests/data/e2e/exit_share_cut.inv 1 0
+EOF
 # bpf_loop callbacks cut at 16 iterations first (check.c CB_FIRST): when
 # that program reaches its marker the check is lifted whole, and its
 # unknown names the whole program's bound
