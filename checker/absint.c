@@ -677,28 +677,33 @@ static uint32_t edge_index(const struct ssa_prog *p, uint32_t from, unsigned j, 
 	return i;
 }
 
+/* N more instructions evaluated; false: the budget ran out (the walk
+ * stops). */
+static bool spend(struct walk *w, uint64_t n)
+{
+	w->r->steps += n;
+	if (w->r->steps <= w->o->budget)
+		return true;
+	give_up(w, "budget: more than %" PRIu64 " instructions on the paths walked",
+		w->o->budget);
+	return false;
+}
+
 /* Run block B's instructions entered through edge EDGE; false: no run
- * gets through it (an assume cannot hold) or the walk stops. */
+ * gets through it (an assume cannot hold) or the walk stops. The block's
+ * constants are counted where they stand (defined for the whole walk:
+ * consts_everywhere), so the budget runs out at the same instruction as
+ * if each were evaluated. */
 static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 {
-	uint32_t i, end = w->run_at[b + 1];
+	uint32_t i;
 
-	for (i = w->run_at[b]; i <= end; i++) {
-		const struct ssa_insn *v;
+	for (i = w->run_at[b]; i < w->run_at[b + 1]; i++) {
+		const struct ssa_insn *v = w->run[i];
 		struct absint_val c;
 
-		/* the block's constants are counted where they stand (defined
-		 * for the whole walk: consts_everywhere), so the budget runs
-		 * out at the same instruction as if each were evaluated */
-		w->r->steps += i < end ? w->run_gap[i] + 1 : w->run_tail[b];
-		if (w->r->steps > w->o->budget) {
-			give_up(w, "budget: more than %" PRIu64 " instructions on the paths walked",
-				w->o->budget);
+		if (!spend(w, w->run_gap[i] + 1))
 			return false;
-		}
-		if (i == end)
-			break;
-		v = w->run[i];
 		if (v->kind == SSA_PHI) {
 			if (edge >= v->nargs) {
 				give_up(w, "internal: phi v%u has no operand for edge %u", v->id, edge);
@@ -771,7 +776,7 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 			}
 		}
 	}
-	return true;
+	return spend(w, w->run_tail[b]);
 }
 
 /* Reached the end of block B (a path is complete at EXIT). */

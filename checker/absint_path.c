@@ -61,8 +61,7 @@ static void make_alias(struct walk *w, uint32_t id, uint32_t rep, const struct a
 	if (rep == id || !w->def[rep] || w->alias[id])
 		return;
 	m = w->env[rep];
-	/* the same value (most often: constants of one class) adds nothing */
-	if (!same_val(&m, val) && absint_meet(&m, val) && !same_val(&m, &w->env[rep]))
+	if (absint_meet(&m, val) && !same_val(&m, &w->env[rep]))
 		set(w, rep, &m);
 	w->alias[id] = rep;
 	trail_push(w, id | ALIAS_BIT);

@@ -679,7 +679,7 @@ void check_run(const struct loaded *l, const struct mon_check *c,
 }
 
 /* The checks sharing a Z3 context: consecutive checks, at most
- * CONTEXT_CHECKS of them, of one program or of several (each check is in a
+ * CHECK_GROUP of them, of one program or of several (each check is in a
  * solver scope of its own: what one program asserts is gone for the next),
  * the same groups in the same order whatever o->jobs is (a context's
  * models depend on what it has seen: reports stay byte-identical across
@@ -687,7 +687,6 @@ void check_run(const struct loaded *l, const struct mon_check *c,
  * encoding of a small example's check a few ms: across programs, scx_mini
  * (four programs) took 0.062 s instead of 0.090 s, xdp_redirect (two)
  * 0.026 s instead of 0.035 s. */
-#define CONTEXT_CHECKS CHECK_GROUP
 /* ... and while their solver work so far is at most CONTEXT_WORK Z3
  * resource units (smt_rlimit_count, deterministic): a context that has
  * seen a large encoding changes how later queries go (xdp_lb's
@@ -742,7 +741,7 @@ static void make_groups(struct pool *pl)
 		abort();
 	for (i = 0; i < s->n; i++) {
 		if (i == 0 ||
-		    i - start == CONTEXT_CHECKS) {
+		    i - start == CHECK_GROUP) {
 			start = i;
 			pl->group[pl->ngroups++] = i;
 		}

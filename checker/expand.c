@@ -569,9 +569,8 @@ int expand_program(const struct object *o, int func, struct insn **insns,
 		   struct diag *d, struct xgraph **out)
 {
 	struct expander e = { .a = a, .d = d, .bound = bound ? bound : 1,
+			      .cb_bound = cb_bound && cb_bound < bound ? cb_bound : bound ? bound : 1,
 			      .max_nodes = max_nodes };
-
-	e.cb_bound = cb_bound && cb_bound < e.bound ? cb_bound : e.bound;
 	struct xgraph *x = arena_alloc(a, sizeof(*x));
 	const struct cfg *g;
 	struct xctx *root;

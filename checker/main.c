@@ -435,8 +435,7 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 		c->st.search_inputs += r[i].search_runs;
 		c->st.coarse += r[i].coarse_queries;
 		c->st.coarse_proved += r[i].coarse_proofs;
-		stats_add_absint(&c->st, r[i].by_absint, r[i].absint_ns);
-		c->st.absint_shared += r[i].by_shared;
+		stats_add_absint(&c->st, r[i].by_absint, r[i].by_shared, r[i].absint_ns);
 		check_result_free(&r[i]);
 	}
 	free(r);

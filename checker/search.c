@@ -869,6 +869,7 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 	sr->c = c;
 	sr->o = l->o;
 	sr->bound_only = search_bound_only(c);
+	sr->bound_sole = search_bound_sole(c);
 	if (sr->bound_only)
 		memset(pr->seen, 0, sizeof(pr->seen));
 	sr->has_pkt = instrument_pkt_fields(l->o->funcs[c->func].prog_type, &sr->off_data,

@@ -161,6 +161,10 @@ struct search {
 	 * that failed the assert (minimise zeroes the rest without running
 	 * them) */
 	bool bound_only;
+	/* the bound is the check's one assert (search_bound_sole, once per
+	 * search; bound_only is this and nothing else in the monitor): a run
+	 * that exits within it fails nothing, so search_try replays none */
+	bool bound_sole;
 	uint8_t okseen[sizeof(struct cand)];
 };
 
@@ -184,6 +188,7 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 /* C checks nothing but the bound: a run fails it by its instruction count
  * alone (no replay needed). */
 bool search_bound_only(const struct mon_check *c);
+bool search_bound_sole(const struct mon_check *c);
 /* Probe and replay CD: 1 when the replay fails an assert (*SITE; WANT
  * >= 0: that one), else 0. */
 int search_try(struct search *sr, const struct cand *cd, int want, unsigned *site,

@@ -777,10 +777,15 @@ out:
  * counters or assumes): whether a run fails it is the probe's
  * instruction count, the same interpreter on the same input as the replay (the caller
  * replays the input it returns: check_worst.c check_searched_worst). */
+bool search_bound_sole(const struct mon_check *c)
+{
+	return c->has_bound && c->nasserts == 1 && c->bound_site == 0;
+}
+
 bool search_bound_only(const struct mon_check *c)
 {
-	return c->has_bound && c->nasserts == 1 && c->bound_site == 0 && !c->nvars &&
-	       !c->nhandlers && !c->ncounters && !c->nassumes;
+	return search_bound_sole(c) && !c->nvars && !c->nhandlers && !c->ncounters &&
+	       !c->nassumes;
 }
 
 /* Probe and replay CD: 1 when the replay fails an assert (*SITE; WANT
@@ -815,8 +820,7 @@ int search_try(struct search *sr, const struct cand *cd, int want, unsigned *sit
 	 * restrict runs): a run that exits within it fails nothing, and
 	 * the replay would say so (loop_sum's bound: most of the witness
 	 * search's tries, each a replay of 58K instructions) */
-	if (sr->c->has_bound && sr->c->nasserts == 1 && sr->c->bound_site == 0 &&
-	    pr->status == INTERP_EXIT && pr->steps <= sr->c->bound)
+	if (sr->bound_sole && pr->status == INTERP_EXIT && pr->steps <= sr->c->bound)
 		return 0;
 	if (replay_run(sr->l, sr->c, x, &rr) == 0 && rr.outcome == REPLAY_ASSERT_FAILED &&
 	    (want < 0 || rr.site == (unsigned)want)) {

@@ -49,9 +49,10 @@ void stats_add_check(struct stats *s, const uint64_t check[STAGE_N], uint64_t to
 	s->checks++;
 }
 
-void stats_add_absint(struct stats *s, bool proved, uint64_t ns)
+void stats_add_absint(struct stats *s, bool proved, bool shared, uint64_t ns)
 {
 	s->absint += proved;
+	s->absint_shared += shared;
 	s->absint_ns += ns;
 }
 

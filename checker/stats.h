@@ -62,8 +62,9 @@ uint64_t stats_cpu_now(void);   /* the calling thread's CPU time (ns) */
 const char *stats_stage_name(enum stats_stage s);
 /* Add a check's stage times (CHECK[STAGE_CFG..STAGE_SOLVE]) and its total. */
 void stats_add_check(struct stats *s, const uint64_t check[STAGE_N], uint64_t total);
-/* A check the pre-pass proved (PROVED) or tried, NS in it. */
-void stats_add_absint(struct stats *s, bool proved, uint64_t ns);
+/* A check the pre-pass proved (PROVED; SHARED: by another check's walk,
+ * check.c exit_share) or tried, NS in it. */
+void stats_add_absint(struct stats *s, bool proved, bool shared, uint64_t ns);
 /* Peak and current resident set size of the process in KiB (Linux
  * /proc/self/status VmHWM / VmRSS, which start afresh at exec, unlike
  * getrusage's ru_maxrss; that is the fallback). */
