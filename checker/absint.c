@@ -376,10 +376,10 @@ static struct absint_val call_val(const struct walk *w, const struct ssa_insn *v
 
 	if (!p->o || p->bare)
 		return r;
-	if (v->ref.kind == INSN_REF_HELPER) {
+	if (v->ref->kind == INSN_REF_HELPER) {
 		m = model_helper((int)v->imm);
-	} else if (v->ref.kind == INSN_REF_KFUNC) {
-		km = model_kfunc(p->o->kfuncs[v->ref.index].name);
+	} else if (v->ref->kind == INSN_REF_KFUNC) {
+		km = model_kfunc(p->o->kfuncs[v->ref->index].name);
 		if (km) {
 			hm = (struct helper_model){ .ret = km->ret, .lo = km->lo, .hi = km->hi,
 						    .sign = km->sign };
@@ -492,18 +492,18 @@ static struct absint_val addr_val(const struct ssa_prog *p, const struct ssa_ins
 {
 	const struct object *o = p->o;
 
-	if (!o || p->bare || v->ref.index < 0)
+	if (!o || p->bare || v->ref->index < 0)
 		return absint_top();
-	switch (v->ref.kind) {
+	switch (v->ref->kind) {
 	case INSN_REF_MAP:
-		return absint_const(REPLAY_MAP_HANDLE(v->ref.index));
+		return absint_const(REPLAY_MAP_HANDLE(v->ref->index));
 	case INSN_REF_MAP_VALUE:
-		return absint_const(SMT_MAP_BASE(v->ref.index) + (uint64_t)v->ref.off);
+		return absint_const(SMT_MAP_BASE(v->ref->index) + (uint64_t)v->ref->off);
 	case INSN_REF_GLOBAL:
-		if ((unsigned)v->ref.index >= o->ndatasecs)
+		if ((unsigned)v->ref->index >= o->ndatasecs)
 			break;
-		return absint_const(SMT_MAP_BASE(o->datasecs[v->ref.index].map) +
-				    (uint64_t)v->ref.off);
+		return absint_const(SMT_MAP_BASE(o->datasecs[v->ref->index].map) +
+				    (uint64_t)v->ref->off);
 	case INSN_REF_NONE: case INSN_REF_HELPER: case INSN_REF_SUBPROG: case INSN_REF_KFUNC:
 	case INSN_REF_CALLBACK: case INSN_REF_KSYM:
 		break;

@@ -92,9 +92,9 @@ static bool classed(const struct ssa_prog *p, const struct ssa_insn *v)
 		if (v->args[i] == 0)      /* UNDEF: no one value */
 			return false;
 	if (v->kind == SSA_ADDR)
-		return p->o && !p->bare && (v->ref.kind == INSN_REF_MAP ||
-					     v->ref.kind == INSN_REF_MAP_VALUE ||
-					     v->ref.kind == INSN_REF_GLOBAL);
+		return p->o && !p->bare && (v->ref->kind == INSN_REF_MAP ||
+					     v->ref->kind == INSN_REF_MAP_VALUE ||
+					     v->ref->kind == INSN_REF_GLOBAL);
 	return (v->kind == SSA_CONST || v->kind == SSA_ALU || v->kind == SSA_UNARY ||
 		v->kind == SSA_EXTRACT || v->kind == SSA_INSERT || v->kind == SSA_SELECT ||
 		v->kind == SSA_CMP) && v->nargs <= 4;
@@ -116,8 +116,8 @@ static uint64_t class_hash(const uint32_t *canon, const struct ssa_insn *v)
 	      (uint64_t)v->sx << 25 | (uint64_t)v->nargs << 26);
 	h = (h ^ (uint64_t)v->imm) * 0xff51afd7ed558ccdull;
 	if (v->kind == SSA_ADDR)
-		h = (h ^ ((uint64_t)v->ref.kind << 32 | (uint32_t)v->ref.index) ^
-		     ((uint64_t)v->ref.off << 7)) * 0xc4ceb9fe1a85ec53ull;
+		h = (h ^ ((uint64_t)v->ref->kind << 32 | (uint32_t)v->ref->index) ^
+		     ((uint64_t)v->ref->off << 7)) * 0xc4ceb9fe1a85ec53ull;
 	for (i = 0; i < v->nargs; i++)
 		h = (h ^ arg_class(canon, v, i)) * 0xc4ceb9fe1a85ec53ull;
 	return h ^ (h >> 29);
@@ -130,8 +130,8 @@ static bool same_class(const uint32_t *canon, const struct ssa_insn *a, const st
 	if (a->kind != b->kind || a->op != b->op || a->size != b->size || a->is64 != b->is64 ||
 	    a->sx != b->sx || a->nargs != b->nargs || a->imm != b->imm)
 		return false;
-	if (a->kind == SSA_ADDR && (a->ref.kind != b->ref.kind || a->ref.index != b->ref.index ||
-				    a->ref.off != b->ref.off))
+	if (a->kind == SSA_ADDR && (a->ref->kind != b->ref->kind || a->ref->index != b->ref->index ||
+				    a->ref->off != b->ref->off))
 		return false;
 	for (i = 0; i < a->nargs; i++)
 		if (arg_class(canon, a, i) != arg_class(canon, b, i))
@@ -303,12 +303,12 @@ static uint32_t addr_root(const struct walk *w, uint32_t id, uint64_t *off)
 	for (n = 0; n < 16; n++) {
 		const struct ssa_insn *v = w->p->values[id], *a, *b;
 
-		if (v->kind == SSA_ADDR && w->o->mem && !w->flat && v->ref.index >= 0 &&
-		    (unsigned)v->ref.index < ROOT_GLOBAL &&
-		    (v->ref.kind == INSN_REF_GLOBAL || v->ref.kind == INSN_REF_MAP_VALUE)) {
-			*off += (uint64_t)v->ref.off;
-			return ROOT_CONST | (v->ref.kind == INSN_REF_GLOBAL ? ROOT_GLOBAL : 0) |
-			       (uint32_t)v->ref.index;
+		if (v->kind == SSA_ADDR && w->o->mem && !w->flat && v->ref->index >= 0 &&
+		    (unsigned)v->ref->index < ROOT_GLOBAL &&
+		    (v->ref->kind == INSN_REF_GLOBAL || v->ref->kind == INSN_REF_MAP_VALUE)) {
+			*off += (uint64_t)v->ref->off;
+			return ROOT_CONST | (v->ref->kind == INSN_REF_GLOBAL ? ROOT_GLOBAL : 0) |
+			       (uint32_t)v->ref->index;
 		}
 		if (v->kind != SSA_ALU || !v->is64 || v->nargs < 2)
 			break;

@@ -254,17 +254,17 @@ static int array_lookup(const struct walk *w, const struct ssa_insn *v)
 	const struct ssa_insn *m;
 	const struct obj_map *om;
 
-	if (v->kind != SSA_CALL || v->ref.kind != INSN_REF_HELPER ||
+	if (v->kind != SSA_CALL || v->ref->kind != INSN_REF_HELPER ||
 	    v->imm != BPF_FUNC_map_lookup_elem || v->nargs < 2 || !w->p->o || w->p->bare)
 		return -1;
 	m = w->p->values[v->args[0]];
-	if (m->kind != SSA_ADDR || m->ref.kind != INSN_REF_MAP || m->ref.index < 0 ||
-	    (uint32_t)m->ref.index >= w->p->o->nmaps)
+	if (m->kind != SSA_ADDR || m->ref->kind != INSN_REF_MAP || m->ref->index < 0 ||
+	    (uint32_t)m->ref->index >= w->p->o->nmaps)
 		return -1;
-	om = &w->p->o->maps[m->ref.index];
+	om = &w->p->o->maps[m->ref->index];
 	if (om->type != BPF_MAP_TYPE_ARRAY && om->type != BPF_MAP_TYPE_PERCPU_ARRAY)
 		return -1;
-	return m->ref.index;
+	return m->ref->index;
 }
 
 /* The key of array lookup V as a value of the path (its stack bytes as an

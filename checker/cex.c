@@ -266,12 +266,12 @@ static void setup_regions(struct cx *x)
 	for (i = 0; i < p->nvalues; i++) {
 		const struct ssa_insn *v = p->values[i];
 
-		if (v->kind == SSA_ADDR && v->ref.kind == INSN_REF_MAP_VALUE &&
-		    x->onpath[v->block] && x->o->maps[v->ref.index].datasec < 0)
+		if (v->kind == SSA_ADDR && v->ref->kind == INSN_REF_MAP_VALUE &&
+		    x->onpath[v->block] && x->o->maps[v->ref->index].datasec < 0)
 			add_region(x, INTERP_MEM_MAP_VALUE,
-				   arena_printf(x->a, "map %s", x->o->maps[v->ref.index].name),
-				   SMT_MAP_BASE(v->ref.index), x->o->maps[v->ref.index].value_size,
-				   v->ref.index, e->mem0r[3 + v->ref.index], true);
+				   arena_printf(x->a, "map %s", x->o->maps[v->ref->index].name),
+				   SMT_MAP_BASE(v->ref->index), x->o->maps[v->ref->index].value_size,
+				   v->ref->index, e->mem0r[3 + v->ref->index], true);
 	}
 }
 
@@ -282,13 +282,13 @@ static void call_region(struct cx *x, const struct ssa_insn *v, uint64_t ret)
 	const struct ssa_insn *mv;
 	int map;
 
-	if (!ret || v->ref.kind != INSN_REF_HELPER)
+	if (!ret || v->ref->kind != INSN_REF_HELPER)
 		return;
 	if (v->imm == BPF_FUNC_map_lookup_elem) {
 		mv = x->p->values[v->args[0]];
-		if (mv->kind != SSA_ADDR || mv->ref.kind != INSN_REF_MAP)
+		if (mv->kind != SSA_ADDR || mv->ref->kind != INSN_REF_MAP)
 			return;
-		map = mv->ref.index;
+		map = mv->ref->index;
 		add_region(x, x->o->maps[map].datasec >= 0 ? INTERP_MEM_GLOBAL : INTERP_MEM_MAP_VALUE,
 			   arena_printf(x->a, "an entry of map %s (at +%#llx)", x->o->maps[map].name,
 					(unsigned long long)((ret - SMT_MAP_BASE(map)))),
@@ -383,10 +383,10 @@ static void lookup_key(struct cx *x, const struct ssa_insn *v, struct cex_call *
 	uint32_t ks, i, j, byte;
 	uint8_t *buf;
 
-	if (mv->kind != SSA_ADDR || mv->ref.kind != INSN_REF_MAP)
+	if (mv->kind != SSA_ADDR || mv->ref->kind != INSN_REF_MAP)
 		return;
-	cc->args[0] = REPLAY_MAP_HANDLE(mv->ref.index);   /* as the replay sees it */
-	ks = x->o->maps[mv->ref.index].key_size;
+	cc->args[0] = REPLAY_MAP_HANDLE(mv->ref->index);   /* as the replay sees it */
+	ks = x->o->maps[mv->ref->index].key_size;
 	for (i = 0; i < v->nmem; i++) {
 		const struct ssa_memarg *m = &v->mem[i];
 
@@ -483,7 +483,7 @@ static void walk_path(struct cx *x)
 			}
 			if (v->kind != SSA_CALL)
 				continue;
-			cc = new_call(x, b, v->slot, &v->ref, v->imm);
+			cc = new_call(x, b, v->slot, v->ref, v->imm);
 			cc->ret = val(x, e->val[v->id]);
 			for (j = 0; j < 5 && j < v->nargs; j++)
 				cc->args[j] = val_or0(x, v->args[j]);

@@ -31,12 +31,12 @@ bool diff_same_callee(const struct side *a, const struct ssa_insn *v,
 	size_t la, lb;
 	const char *na, *nb;
 
-	if (v->ref.kind != w->ref.kind)
+	if (v->ref->kind != w->ref->kind)
 		return false;
-	if (v->ref.kind != INSN_REF_KFUNC)
+	if (v->ref->kind != INSN_REF_KFUNC)
 		return v->imm == w->imm;
-	na = kfunc_base(a->p->o->kfuncs[v->ref.index].name, &la);
-	nb = kfunc_base(b->p->o->kfuncs[w->ref.index].name, &lb);
+	na = kfunc_base(a->p->o->kfuncs[v->ref->index].name, &la);
+	nb = kfunc_base(b->p->o->kfuncs[w->ref->index].name, &lb);
 	return la == lb && !strncmp(na, nb, la);
 }
 
@@ -48,12 +48,12 @@ unsigned diff_arity(const struct side *sd, const struct ssa_insn *v)
 	unsigned n = 1;
 	int depth = 0;
 
-	if (v->ref.kind != INSN_REF_KFUNC) {
+	if (v->ref->kind != INSN_REF_KFUNC) {
 		if (v->imm >= 0 && v->imm < HELPER_ARITY_MAX && helper_arity[v->imm] <= 5)
 			return helper_arity[v->imm];
 		return 5;
 	}
-	proto = sd->p->o->kfuncs[v->ref.index].proto;
+	proto = sd->p->o->kfuncs[v->ref->index].proto;
 	p = proto ? strchr(proto, '(') : NULL;
 	if (!p)
 		return 5;
@@ -92,11 +92,11 @@ Z3_ast diff_arg_equal(struct pair *d, const struct ssa_insn *v, const struct ssa
 			unsigned a)
 {
 	const struct ssa_insn *x = d->o.p->values[v->args[a]], *y = d->n.p->values[w->args[a]];
-	bool mx = x->kind == SSA_ADDR && x->ref.kind == INSN_REF_MAP;
-	bool my = y->kind == SSA_ADDR && y->ref.kind == INSN_REF_MAP;
+	bool mx = x->kind == SSA_ADDR && x->ref->kind == INSN_REF_MAP;
+	bool my = y->kind == SSA_ADDR && y->ref->kind == INSN_REF_MAP;
 
 	if (mx || my)
-		return mx && my && x->ref.index == y->ref.index && x->imm == y->imm
+		return mx && my && x->ref->index == y->ref->index && x->imm == y->imm
 			? Z3_mk_true(d->z) : Z3_mk_false(d->z);
 	if (!val(&d->o, x->id) || !val(&d->n, y->id))
 		return NULL;
@@ -107,7 +107,7 @@ static bool is_map_ref(const struct side *sd, uint32_t id)
 {
 	const struct ssa_insn *x = sd->p->values[id];
 
-	return x->kind == SSA_ADDR && x->ref.kind == INSN_REF_MAP;
+	return x->kind == SSA_ADDR && x->ref->kind == INSN_REF_MAP;
 }
 
 /* Byte I of the stack range a memory argument starts at; NULL when the
@@ -157,9 +157,9 @@ static unsigned read_size(const struct side *sd, const struct ssa_insn *v,
 	if (m->arg[a] == MODEL_ARG_KEY || m->arg[a] == MODEL_ARG_VALUE) {
 		const struct ssa_insn *map = sd->p->values[v->args[0]];
 
-		if (map->kind != SSA_ADDR || map->ref.kind != INSN_REF_MAP)
+		if (map->kind != SSA_ADDR || map->ref->kind != INSN_REF_MAP)
 			return 0;
-		mi = map->ref.index;
+		mi = map->ref->index;
 		return m->arg[a] == MODEL_ARG_KEY ? sd->p->o->maps[mi].key_size
 						  : sd->p->o->maps[mi].value_size;
 	}
@@ -177,9 +177,9 @@ static unsigned kfunc_pointee(const struct side *sd, const struct ssa_insn *v, u
 	const struct btf_param *par;
 	__s64 size;
 
-	if (v->ref.kind != INSN_REF_KFUNC || !btf || !sd->p->o->kfuncs[v->ref.index].btf_id)
+	if (v->ref->kind != INSN_REF_KFUNC || !btf || !sd->p->o->kfuncs[v->ref->index].btf_id)
 		return 0;
-	fn = btf__type_by_id(btf, sd->p->o->kfuncs[v->ref.index].btf_id);
+	fn = btf__type_by_id(btf, sd->p->o->kfuncs[v->ref->index].btf_id);
 	proto = fn && btf_is_func(fn) ? btf__type_by_id(btf, fn->type) : NULL;
 	if (!proto || !btf_is_func_proto(proto) || a >= btf_vlen(proto))
 		return 0;
@@ -249,7 +249,7 @@ static Z3_ast memory_equal(struct pair *d, const struct ssa_insn *v, const struc
  * difference in which such calls answered differently is not shown). */
 Z3_ast diff_same_question(struct pair *d, const struct ssa_insn *v, const struct ssa_insn *w)
 {
-	const struct helper_model *m = v->ref.kind == INSN_REF_HELPER ? model_helper((int)v->imm) : NULL;
+	const struct helper_model *m = v->ref->kind == INSN_REF_HELPER ? model_helper((int)v->imm) : NULL;
 	unsigned n = diff_arity(&d->o, v), a;
 	Z3_ast acc = Z3_mk_true(d->z);
 	bool mem = !m || m->fx;
@@ -314,14 +314,14 @@ static Z3_ast same_answer(struct pair *d, const struct ssa_insn *v, const struct
 	Z3_ast acc;
 	uint32_t i, j;
 
-	if (v->ref.kind == INSN_REF_HELPER && v->imm == BPF_FUNC_ringbuf_reserve)
+	if (v->ref->kind == INSN_REF_HELPER && v->imm == BPF_FUNC_ringbuf_reserve)
 		acc = Z3_mk_eq(d->z, smt_eq(d->s, x, smt_bv64(d->s, 0)),
 			       smt_eq(d->s, y, smt_bv64(d->s, 0)));
 	else
 		acc = smt_eq(d->s, x, y);
 	/* a taken tail call runs the same program on the same state: the
 	 * exits it leads to return the same value */
-	if (v->ref.kind == INSN_REF_HELPER && v->imm == BPF_FUNC_tail_call) {
+	if (v->ref->kind == INSN_REF_HELPER && v->imm == BPF_FUNC_tail_call) {
 		const struct ssa_block *bo = d->o.p->blocks[v->block], *bn = d->n.p->blocks[w->block];
 
 		for (i = 0; i < bo->nsucc; i++)
@@ -342,7 +342,7 @@ static Z3_ast same_answer(struct pair *d, const struct ssa_insn *v, const struct
 	 * (elsewhere the writes stay independent: the replay then says so) */
 	for (i = 0; i < v->nmem; i++) {
 		const struct ssa_memarg *ma = &v->mem[i], *mb = memarg(w, ma->argno);
-		const struct helper_model *m = v->ref.kind == INSN_REF_HELPER ? model_helper((int)v->imm) : NULL;
+		const struct helper_model *m = v->ref->kind == INSN_REF_HELPER ? model_helper((int)v->imm) : NULL;
 		unsigned n;
 
 		if (!ma->written || !mb || !mb->written)
@@ -466,7 +466,7 @@ Z3_ast diff_pair_calls(struct pair *d)
 			both = and2(d, guard_of(&d->o, v), guard_of(&d->n, w));
 			/* a map lookup answers from the map's state, whenever it
 			 * is asked; other calls are answered in call order */
-			at = (v->ref.kind == INSN_REF_HELPER && v->imm == BPF_FUNC_map_lookup_elem) ||
+			at = (v->ref->kind == INSN_REF_HELPER && v->imm == BPF_FUNC_map_lookup_elem) ||
 			     (d->opts->policy && d->opts->policy->any_index &&
 			      d->opts->policy->any_index(v)) ? both
 				: and2(d, both, smt_eq(d->s, d->o.idx[v->id], d->n.idx[w->id]));

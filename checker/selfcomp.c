@@ -15,7 +15,7 @@
 
 static bool is_helper(const struct ssa_insn *v, int id)
 {
-	return v->ref.kind == INSN_REF_HELPER && v->imm == id;
+	return v->ref->kind == INSN_REF_HELPER && v->imm == id;
 }
 
 /* Answers shared when the question is the same: all but the random
@@ -55,8 +55,8 @@ static const char *sc_unsupported(const struct ssa_prog *p)
 	for (i = 0; i < p->nvalues; i++) {
 		const struct ssa_insn *v = p->values[i];
 
-		if (v->kind == SSA_ADDR && v->ref.kind == INSN_REF_MAP &&
-		    (uint32_t)v->ref.index < p->o->nmaps && percpu_map(p->o->maps[v->ref.index].type))
+		if (v->kind == SSA_ADDR && v->ref->kind == INSN_REF_MAP &&
+		    (uint32_t)v->ref->index < p->o->nmaps && percpu_map(p->o->maps[v->ref->index].type))
 			return "the program uses a per-CPU map: its contents depend on the CPU, and the two runs share every map's contents";
 		if (v->kind == SSA_CALL && (is_helper(v, BPF_FUNC_this_cpu_ptr) ||
 					    is_helper(v, BPF_FUNC_per_cpu_ptr)))

@@ -130,7 +130,7 @@ static unsigned lookup_ordinal(const struct enc *en, const struct ssa_insn *v, i
 	for (id = 0; id < v->id; id++) {
 		const struct ssa_insn *w = p->values[id];
 
-		if (w->kind == SSA_CALL && w->ref.kind == INSN_REF_HELPER &&
+		if (w->kind == SSA_CALL && w->ref->kind == INSN_REF_HELPER &&
 		    w->imm == BPF_FUNC_map_lookup_elem && mem_map_arg(en, w->args[0]) == mi)
 			n++;
 	}
@@ -284,9 +284,9 @@ static Z3_ast model_ret(struct enc *en, const struct ssa_insn *v, const struct h
 /* The note of a call without a model. */
 static void unmodelled_note(const struct enc *en, const struct ssa_insn *v, char *buf, size_t len)
 {
-	if (v->ref.kind == INSN_REF_KFUNC)
+	if (v->ref->kind == INSN_REF_KFUNC)
 		snprintf(buf, len, "kfunc %s is not modelled: any result, and memory it gets a pointer to may change",
-			 en->p->o->kfuncs[v->ref.index].name);
+			 en->p->o->kfuncs[v->ref->index].name);
 	else
 		snprintf(buf, len, "helper %s (%lld) is not modelled: any result, and memory it gets a pointer to may change",
 			 helper_name((int)v->imm) ? helper_name((int)v->imm) : "?", (long long)v->imm);
@@ -308,7 +308,7 @@ Z3_ast mem_encode_call(struct enc *en, const struct ssa_insn *v)
 	en->e->call_before[v->id] = arena_alloc(en->a, sizeof(struct smt_mem));
 	*en->e->call_before[v->id] = mem_copy(en, &en->ms);
 	m = mem_call_model(v);
-	km = v->ref.kind == INSN_REF_KFUNC ? model_kfunc(en->p->o->kfuncs[v->ref.index].name) : NULL;
+	km = v->ref->kind == INSN_REF_KFUNC ? model_kfunc(en->p->o->kfuncs[v->ref->index].name) : NULL;
 	if (km) {
 		struct helper_model hm = { .ret = km->ret, .lo = km->lo, .hi = km->hi,
 					   .sign = km->sign };
@@ -377,8 +377,8 @@ uint16_t mem_precheck_call(struct enc *en, const struct ssa_insn *v)
 	char buf[200];
 	unsigned a;
 
-	if (!m && !(v->ref.kind == INSN_REF_KFUNC &&
-		    model_kfunc(en->p->o->kfuncs[v->ref.index].name))) {
+	if (!m && !(v->ref->kind == INSN_REF_KFUNC &&
+		    model_kfunc(en->p->o->kfuncs[v->ref->index].name))) {
 		unmodelled_note(en, v, buf, sizeof(buf));
 		mem_note(en, buf);
 	}

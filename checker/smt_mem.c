@@ -92,12 +92,12 @@ int mem_map_arg(const struct enc *en, uint32_t id)
 {
 	const struct ssa_insn *v = en->p->values[id];
 
-	return v->kind == SSA_ADDR && v->ref.kind == INSN_REF_MAP ? v->ref.index : -1;
+	return v->kind == SSA_ADDR && v->ref->kind == INSN_REF_MAP ? v->ref->index : -1;
 }
 
 const struct helper_model *mem_call_model(const struct ssa_insn *v)
 {
-	return v->ref.kind == INSN_REF_HELPER ? model_helper((int)v->imm) : NULL;
+	return v->ref->kind == INSN_REF_HELPER ? model_helper((int)v->imm) : NULL;
 }
 
 static uint16_t call_region(const struct enc *en, const struct ssa_insn *v)
@@ -224,9 +224,9 @@ static void map_sizes(struct enc *en, const struct ssa_insn *v)
 	const struct obj_map *m;
 	char buf[300];
 
-	if (v->ref.kind != INSN_REF_MAP && v->ref.kind != INSN_REF_MAP_VALUE)
+	if (v->ref->kind != INSN_REF_MAP && v->ref->kind != INSN_REF_MAP_VALUE)
 		return;
-	m = &en->p->o->maps[v->ref.index];
+	m = &en->p->o->maps[v->ref->index];
 	if (m->key_size <= SMT_MAP_KEY_MAX && m->value_size <= SMT_MAP_VALUE_MAX)
 		return;
 	snprintf(buf, sizeof(buf), "map '%s' has %u-byte keys and %u-byte values "
@@ -277,10 +277,10 @@ static void prepass(struct enc *en)
 			break;
 		case SSA_ADDR:
 			map_sizes(en, v);
-			if (v->ref.kind == INSN_REF_MAP_VALUE)
-				r = (uint16_t)(RG_MEM0 + MR_MAP0 + v->ref.index);
-			else if (v->ref.kind == INSN_REF_GLOBAL)
-				r = (uint16_t)(RG_MEM0 + MR_MAP0 + o->datasecs[v->ref.index].map);
+			if (v->ref->kind == INSN_REF_MAP_VALUE)
+				r = (uint16_t)(RG_MEM0 + MR_MAP0 + v->ref->index);
+			else if (v->ref->kind == INSN_REF_GLOBAL)
+				r = (uint16_t)(RG_MEM0 + MR_MAP0 + o->datasecs[v->ref->index].map);
 			break;
 		case SSA_CALL:
 			r = call_region(en, v);
@@ -518,18 +518,18 @@ Z3_ast mem_addr(struct enc *en, const struct ssa_insn *v)
 	struct smt *s = en->s;
 	const struct object *o = en->p->o;
 
-	switch (v->ref.kind) {
+	switch (v->ref->kind) {
 	case INSN_REF_MAP_VALUE:
-		return k(s, 64, SMT_MAP_BASE(v->ref.index) + (uint64_t)v->ref.off);
+		return k(s, 64, SMT_MAP_BASE(v->ref->index) + (uint64_t)v->ref->off);
 	case INSN_REF_GLOBAL:
-		return k(s, 64, SMT_MAP_BASE(o->datasecs[v->ref.index].map) + (uint64_t)v->ref.off);
+		return k(s, 64, SMT_MAP_BASE(o->datasecs[v->ref->index].map) + (uint64_t)v->ref->off);
 	case INSN_REF_KSYM:
-		if ((uint32_t)v->ref.index < o->nexterns && o->externs[v->ref.index].is_func) {
-			Z3_ast a = smt_ksym(s, (unsigned)v->ref.index);
+		if ((uint32_t)v->ref->index < o->nexterns && o->externs[v->ref->index].is_func) {
+			Z3_ast a = smt_ksym(s, (unsigned)v->ref->index);
 
 			smt_assume(s, Z(s, Z3_mk_or(s->ctx, 2, (Z3_ast[]){
 				smt_eq(s, a, k(s, 64, 0)),
-				smt_eq(s, a, k(s, 64, SMT_KSYM_ADDR(v->ref.index))) })));
+				smt_eq(s, a, k(s, 64, SMT_KSYM_ADDR(v->ref->index))) })));
 			return a;
 		}
 		break;
@@ -537,7 +537,7 @@ Z3_ast mem_addr(struct enc *en, const struct ssa_insn *v)
 		/* the value the replay gives it: the same map is the same value
 		 * (a spec may compare the map arguments of two calls); programs
 		 * cannot observe it otherwise */
-		return k(s, 64, REPLAY_MAP_HANDLE(v->ref.index));
+		return k(s, 64, REPLAY_MAP_HANDLE(v->ref->index));
 	case INSN_REF_NONE: case INSN_REF_HELPER: case INSN_REF_SUBPROG: case INSN_REF_KFUNC:
 	case INSN_REF_CALLBACK:
 		break;

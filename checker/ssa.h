@@ -92,27 +92,33 @@ struct ssa_memarg {
 	uint32_t *wvals;
 };
 
-/* Fields are ordered so that the struct has no padding (88 bytes); the
- * operands are its last member, in the same allocation (lift_emit). */
+/* Fields are ordered so that the struct has no padding inside (56 bytes:
+ * one per value, so at a million instructions it is most of the lift's
+ * memory, docs/architecture.md "Lift memory layout"); the operands are its
+ * last member, in the same allocation (lift_emit). */
 struct ssa_insn {
-	enum ssa_kind kind;
 	uint32_t id;        /* value number: printed v<id> */
-	uint8_t op;         /* ALU/UNARY: enum isa_op; ATOMIC: enum isa_atomic */
-	uint8_t size;       /* bytes */
-	bool is64, sx, fetch;
-	bool mon;                 /* LOAD emitted by the instrumentation (a spec's read) */
-	uint16_t tframe, tslot;   /* SLOTLOAD / SLOTSTORE: the stack accessed */
-	uint16_t frame;           /* origin: the frame */
 	uint32_t nargs;
 	int64_t imm;
 	/* origin */
 	int sec;
 	uint32_t slot;
 	uint32_t block;
-	uint32_t nmem;
-	const char *var;          /* PHI: the variable it merges ("r3", "fp0-8") */
-	struct ssa_memarg *mem;   /* CALL, nmem entries */
-	struct insn_ref ref;      /* ADDR, CALL (kfunc/helper) */
+	uint16_t tframe, tslot;   /* SLOTLOAD / SLOTSTORE: the stack accessed */
+	uint16_t frame;           /* origin: the frame */
+	enum ssa_kind kind : 8;
+	uint8_t op;         /* ALU/UNARY: enum isa_op; ATOMIC: enum isa_atomic */
+	uint8_t size;       /* bytes */
+	uint8_t nmem;       /* CALL: entries of mem (one per argument: <= 5) */
+	bool is64 : 1, sx : 1, fetch : 1;
+	bool mon : 1;             /* LOAD emitted by the instrumentation (a spec's read) */
+	union {
+		const char *var;          /* PHI: the variable it merges ("r3", "fp0-8") */
+		struct ssa_memarg *mem;   /* CALL, nmem entries */
+	};
+	/* ADDR, CALL (kfunc/helper): the decoded instruction's reference (it
+	 * outlives the IR); every other kind: ssa_noref (INSN_REF_NONE) */
+	const struct insn_ref *ref;
 	uint32_t args[];          /* nargs operands */
 };
 
@@ -138,6 +144,9 @@ struct ssa_block {
 	uint32_t ctx;             /* expansion context (see ssa_block_context) */
 	uint32_t first_slot, last_slot;
 };
+
+/* The reference of a value that has none: all zero, INSN_REF_NONE. */
+extern const struct insn_ref ssa_noref;
 
 struct ssa_frame {
 	int func;                 /* function running in this frame */

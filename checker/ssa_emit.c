@@ -78,10 +78,12 @@ uint32_t ssa_emit_load(struct ssa_lift *l, uint32_t p, unsigned size)
 uint32_t ssa_emit_global_addr(struct ssa_lift *l, int ds, uint32_t off)
 {
 	struct ssa_insn *v = lift_emit(L(l), SSA_ADDR, 0);
+	struct insn_ref *r = arena_alloc8(L(l)->a, sizeof(*r));
 
-	v->ref.kind = INSN_REF_GLOBAL;
-	v->ref.index = ds;
-	v->ref.off = off;
+	r->kind = INSN_REF_GLOBAL;
+	r->index = ds;
+	r->off = off;
+	v->ref = r;
 	v->size = 8;
 	return v->id;
 }

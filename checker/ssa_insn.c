@@ -23,6 +23,8 @@ void lift_unsupported(struct lifter *l, const char *fmt, ...)
 		l->p->unsupported = arena_strdup(l->a, buf);
 }
 
+const struct insn_ref ssa_noref;
+
 struct ptrinfo *lift_ptr(struct lifter *l, uint32_t v)
 {
 	return &((struct ptrinfo *)l->ptrs.data)[v];
@@ -40,6 +42,7 @@ struct ssa_insn *lift_emit(struct lifter *l, enum ssa_kind k, uint32_t n)
 	struct ssa_insn *in = arena_alloc8(l->a, sizeof(*in) + sizeof(uint32_t) * n);
 
 	in->kind = k;
+	in->ref = &ssa_noref;
 	in->id = (uint32_t)l->values.len;
 	in->nargs = n;
 	in->sec = l->sec;
@@ -313,7 +316,7 @@ static void lift_lddw(struct lifter *l, const struct insn *in)
 		return;
 	}
 	v = lift_emit(l, SSA_ADDR, 0);
-	v->ref = in->ref;
+	v->ref = &in->ref;
 	v->imm = (int64_t)in->imm64;
 	v->size = 8;
 	l->st->regs[in->dst] = v->id;
@@ -555,7 +558,9 @@ static void havoc_slots(struct lifter *l, struct ssa_memarg *ma, uint32_t call, 
 	}
 }
 
-static void lift_call(struct lifter *l, const struct insn *in)
+/* REF: IN's reference where IN is a decoded instruction (it outlives the
+ * IR), else a copy in the arena. */
+static void lift_call(struct lifter *l, const struct insn *in, const struct insn_ref *ref)
 {
 	struct ssa_memarg mem[5];
 	int64_t wsize[5];
@@ -585,7 +590,7 @@ static void lift_call(struct lifter *l, const struct insn *in)
 	if (l->hooks && l->hooks->call)
 		l->hooks->call(l->hooks->arg, (struct ssa_lift *)l, in, &l->st->regs[1], 0, false);
 	v = lift_emit(l, SSA_CALL, 5 + nslots);
-	v->ref = in->ref;
+	v->ref = ref;
 	v->imm = in->imm;
 	v->size = 8;
 	for (i = 0; i < 5; i++)
@@ -640,7 +645,7 @@ static void lift_callx(struct lifter *l, const struct insn *in)
 	h.imm = (int32_t)id;
 	h.ref.kind = INSN_REF_HELPER;
 	h.ref.index = (int)id;
-	lift_call(l, &h);
+	lift_call(l, &h, arena_dup(l->a, &h.ref, sizeof(h.ref)));
 }
 
 void lift_insn(struct lifter *l, const struct insn *in)
@@ -671,7 +676,7 @@ void lift_insn(struct lifter *l, const struct insn *in)
 		lift_ldpkt(l, in);
 		break;
 	case ISA_K_CALL:
-		lift_call(l, in);
+		lift_call(l, in, &in->ref);
 		break;
 	case ISA_K_CALLX:
 		lift_callx(l, in);

@@ -123,7 +123,7 @@ static void print_insn(const struct ssa_prog *p, const struct ssa_block *b,
 		break;
 	case SSA_ADDR:
 		fputs("addr ", out);
-		print_ref(p, &v->ref, out);
+		print_ref(p, v->ref, out);
 		break;
 	case SSA_LOAD:
 		fprintf(out, "load.%s [v%u %+" PRId64 "]", uname(v->size, v->sx), v->args[0], v->imm);
@@ -166,7 +166,7 @@ static void print_insn(const struct ssa_prog *p, const struct ssa_block *b,
 		break;
 	case SSA_CALL:
 		fputs("call ", out);
-		print_ref(p, &v->ref, out);
+		print_ref(p, v->ref, out);
 		fputs("(", out);
 		print_args(v, 0, 5, out);
 		fputs(")", out);

@@ -141,9 +141,9 @@ static unsigned call_reads(const struct ssa_prog *p, const struct ssa_insn *v)
 {
 	unsigned n;
 
-	if (v->ref.kind == INSN_REF_KFUNC)
-		return p->o && v->ref.index >= 0 && (uint32_t)v->ref.index < p->o->nkfuncs
-			? kfunc_params(p->o->kfuncs[v->ref.index].proto) : 0;
+	if (v->ref->kind == INSN_REF_KFUNC)
+		return p->o && v->ref->index >= 0 && (uint32_t)v->ref->index < p->o->nkfuncs
+			? kfunc_params(p->o->kfuncs[v->ref->index].proto) : 0;
 	if (v->imm < 0 || v->imm >= HELPER_ARITY_MAX)
 		return 0;
 	n = helper_named_args[v->imm];
@@ -174,7 +174,7 @@ static const char *use_of(const struct ssa_prog *p, const uint8_t *m, const stru
 	case SSA_CALL:     /* the verifier: "R1 !read_ok" */
 		if (!any(m, v, 0, call_reads(p, v)))
 			return NULL;
-		return v->ref.kind == INSN_REF_KFUNC
+		return v->ref->kind == INSN_REF_KFUNC
 			? "a kfunc call with an argument register that is not initialised on its path"
 			: "a helper call with an argument register that is not initialised on its path";
 	case SSA_ASSERT:
@@ -238,14 +238,14 @@ static uint32_t lookup_value_size(const struct object *o, struct ssa_insn *const
 	const struct ssa_insn *v = id < n ? values[id] : NULL;
 	const struct ssa_insn *m;
 
-	if (!v || v->kind != SSA_CALL || v->ref.kind == INSN_REF_KFUNC || v->imm != 1 ||
+	if (!v || v->kind != SSA_CALL || v->ref->kind == INSN_REF_KFUNC || v->imm != 1 ||
 	    !v->nargs || v->args[0] >= n)
 		return 0;
 	m = values[v->args[0]];
-	if (!m || m->kind != SSA_ADDR || m->ref.kind != INSN_REF_MAP || !o ||
-	    m->ref.index < 0 || (uint32_t)m->ref.index >= o->nmaps)
+	if (!m || m->kind != SSA_ADDR || m->ref->kind != INSN_REF_MAP || !o ||
+	    m->ref->index < 0 || (uint32_t)m->ref->index >= o->nmaps)
 		return 0;
-	return o->maps[m->ref.index].value_size;
+	return o->maps[m->ref->index].value_size;
 }
 
 /* A load, store or atomic at a constant offset from a map lookup's result

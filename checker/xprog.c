@@ -190,9 +190,9 @@ static void collect_prog(const struct loaded *l, struct flow *f, int func,
 			const struct ssa_insn *v = p->blocks[b]->insns[i];
 			const char *sym;
 
-			if (v->kind != SSA_CALL || v->ref.kind != INSN_REF_KFUNC)
+			if (v->kind != SSA_CALL || v->ref->kind != INSN_REF_KFUNC)
 				continue;
-			sym = ob->kfuncs[v->ref.index].name;
+			sym = ob->kfuncs[v->ref->index].name;
 			if (name_in(sym, hidden_insert_names))
 				f->unknown = arena_printf(out, "the insert in %s keeps its DSQ id behind a pointer (%s)",
 							  site(ob, v, prog, out), sym);
