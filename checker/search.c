@@ -315,17 +315,14 @@ static void decode(const struct search *sr, const struct qent *e, struct cand *c
 	}
 }
 
-static void push(struct search *sr, const struct cand *cd)
+/* The queue entry of BUF[0..N) on background BG, unless the same was
+ * queued before. */
+static void enqueue(struct search *sr, const uint8_t *buf, size_t n, unsigned bg)
 {
-	uint8_t buf[QBUF_SIZE];
 	uint64_t h = 0xcbf29ce484222325ull;
 	struct qent *e;
-	unsigned bg;
-	size_t n, i;
+	size_t i;
 
-	if (budget_full(sr))
-		return;
-	n = encode(sr, cd, buf, &bg);
 	h = (h ^ bg) * 0x100000001b3ull;
 	for (i = 0; i < n; i++)
 		h = (h ^ buf[i]) * 0x100000001b3ull;
@@ -345,6 +342,167 @@ static void push(struct search *sr, const struct cand *cd)
 		sr->q[(sr->qhead + sr->qlen++) % sr->qcap] = e;
 	}
 }
+
+static void push(struct search *sr, const struct cand *cd)
+{
+	uint8_t buf[QBUF_SIZE];
+	unsigned bg;
+	size_t n;
+
+	if (budget_full(sr))
+		return;
+	n = encode(sr, cd, buf, &bg);
+	enqueue(sr, buf, n, bg);
+}
+
+/* ---- encoding a candidate by its few changed bytes ----------------------
+ * An expansion makes its candidates from one candidate CD, each a copy
+ * with a few bytes changed; encoding each against its background compared
+ * all of its 4.5 KB (most of a push: tc_classifier's bound, 194 pushes,
+ * 2.2K instructions each). delta_begin notes once where CD differs from
+ * its background; push_delta then compares only the changed ranges and
+ * takes the rest from that note. The bytes are the same as encode's: runs
+ * start at a differing byte, and QRUN_GAP equal bytes end one
+ * (docs/architecture.md, "Concrete search before Z3"). */
+
+struct denc {
+	uint8_t *buf;
+	const uint8_t *p;
+	size_t n, start, last;
+	bool open;
+};
+
+/* Bytes [S, E) differ from the background, after every byte before S. */
+static void denc_span(struct denc *d, size_t s, size_t e)
+{
+	if (d->open && s - d->last > QRUN_GAP) {
+		d->n = put_run(d->buf, d->n, d->p, d->start, d->last + 1);
+		d->open = false;
+	}
+	if (!d->open)
+		d->start = s;
+	d->open = true;
+	d->last = e - 1;
+}
+
+/* The differing bytes of P against B in [LO, HI), in order. */
+static void denc_scan(struct denc *d, const uint8_t *b, size_t lo, size_t hi)
+{
+	size_t j = lo, s;
+
+	while (j < hi) {
+		while (j < hi && d->p[j] == b[j])
+			j++;
+		if (j == hi)
+			break;
+		for (s = j; j < hi && d->p[j] != b[j]; j++)
+			;
+		denc_span(d, s, j);
+	}
+}
+
+static void delta_begin(struct search *sr, const struct cand *cd)
+{
+	const uint8_t *p = (const uint8_t *)cd, *b;
+	size_t j = 0, s, n = sizeof(*cd);
+	unsigned cap = 0;
+
+	sr->dbg = !memcmp(cd->ent[S_ENTS - 1], sr->bg[1].ent[S_ENTS - 1], S_ENTSZ);
+	b = (const uint8_t *)&sr->bg[sr->dbg];
+	sr->ndspans = 0;
+	while (j < n) {
+		/* most of it is its background: 256, then 32 bytes at a time */
+		while (j % 32 == 0 && j + 256 <= n && !memcmp(p + j, b + j, 256))
+			j += 256;
+		while (j % 32 == 0 && j + 32 <= n && block_equal(p + j, b + j))
+			j += 32;
+		if (j < n && p[j] == b[j]) {
+			j++;
+			continue;
+		}
+		if (j == n)
+			break;
+		for (s = j; j < n && p[j] != b[j]; j++)
+			;
+		if (sr->ndspans == cap) {
+			cap = cap ? 2 * cap : 16;
+			sr->dspans = realloc(sr->dspans, cap * sizeof(*sr->dspans));
+			if (!sr->dspans)
+				abort();
+		}
+		sr->dspans[sr->ndspans++] = (struct dspan){ (uint16_t)s, (uint16_t)j };
+	}
+	sr->dbase = cd;
+}
+
+static void delta_end(struct search *sr)
+{
+	free(sr->dspans);
+	sr->dspans = NULL;
+	sr->ndspans = 0;
+	sr->dbase = NULL;
+}
+
+/* Push T, which equals CD outside bytes
+ * [LO1, HI1) and [LO2, HI2) (LO1 <= HI1 <= LO2 <= HI2; an empty second
+ * range is HI1, HI1); encoded by delta_begin's note when CD is its
+ * base. */
+static void push_delta2(struct search *sr, const struct cand *cd, const struct cand *t,
+			size_t lo1, size_t hi1, size_t lo2, size_t hi2)
+{
+	uint8_t buf[QBUF_SIZE];
+	struct denc d = { .buf = buf, .p = (const uint8_t *)t };
+	size_t r[3][2] = { { lo1, hi1 }, { lo2, hi2 }, { sizeof(*t), sizeof(*t) } }, pos = 0;
+	const uint8_t *b;
+	unsigned bg, i, k = 0;
+
+	if (budget_full(sr))
+		return;
+	bg = !memcmp(t->ent[S_ENTS - 1], sr->bg[1].ent[S_ENTS - 1], S_ENTSZ);
+	if (sr->dbase != cd || bg != sr->dbg) {
+		push(sr, t);
+		return;
+	}
+	b = (const uint8_t *)&sr->bg[bg];
+	for (i = 0; i < 3; i++) {
+		/* the base's differing bytes in [pos, lo): T's are the same */
+		for (; k < sr->ndspans && sr->dspans[k].lo < r[i][0]; k++) {
+			size_t s = sr->dspans[k].lo > pos ? sr->dspans[k].lo : pos;
+			size_t e = sr->dspans[k].hi < r[i][0] ? sr->dspans[k].hi : r[i][0];
+
+			if (s < e)
+				denc_span(&d, s, e);
+			if (sr->dspans[k].hi > r[i][0])
+				break;     /* it goes on into the range */
+		}
+		denc_scan(&d, b, r[i][0], r[i][1]);
+		if (r[i][1] > pos)
+			pos = r[i][1];
+		while (k < sr->ndspans && sr->dspans[k].hi <= pos)
+			k++;
+	}
+	if (d.open)
+		d.n = put_run(buf, d.n, d.p, d.start, d.last + 1);
+#ifdef SEARCH_DELTA_CHECK
+	{
+		uint8_t full[QBUF_SIZE];
+		unsigned fbg;
+		size_t fn = encode(sr, t, full, &fbg);
+
+		if (fn != d.n || fbg != bg || memcmp(full, buf, fn))
+			abort();   /* the ASan build of .ci/run checks every push */
+	}
+#endif
+	enqueue(sr, buf, d.n, bg);
+}
+
+static void push_delta(struct search *sr, const struct cand *cd, const struct cand *t, size_t lo,
+		       size_t hi)
+{
+	push_delta2(sr, cd, t, lo, hi, hi, hi);
+}
+
+#define COFF(t, field) ((size_t)((const uint8_t *)&(t)->field - (const uint8_t *)(t)))
 
 /* Replace the W-byte encodings (both byte orders) of X in BUF[0..N) by Y
  * and Y +- 1, a candidate each (at most 4 places). */
@@ -377,7 +535,8 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 				memcpy(t, cd, sizeof(*t));
 				for (i = 0; i < w; i++)
 					tb[off + i] = (uint8_t)(yy >> (8 * (be ? w - 1 - i : i)));
-				push(sr, t);
+				push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
+					   (size_t)(tb - (uint8_t *)t) + off + w);
 			}
 		}
 	}
@@ -398,7 +557,8 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 					continue;
 				memcpy(t, cd, sizeof(*t));
 				tb[off] = (uint8_t)((buf[off] & ~(0xfu << sh)) | (unsigned)yy << sh);
-				push(sr, t);
+				push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
+					   (size_t)(tb - (uint8_t *)t) + off + 1);
 			}
 		}
 	}
@@ -421,7 +581,8 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 			memcpy(t, cd, sizeof(*t));
 			for (i = 0; i < w; i++)
 				tb[off + i] = (uint8_t)((v & ~x) >> (8 * (be ? w - 1 - i : i)));
-			push(sr, t);
+			push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
+				   (size_t)(tb - (uint8_t *)t) + off + w);
 		}
 	}
 }
@@ -448,7 +609,7 @@ static void flip_origin(struct search *sr, const struct cand *cd, const struct c
 
 			t->pkt[off + i] = v == 0 ? 0xff : v == 1 ? 0 : (uint8_t)(y >> sh);
 		}
-		push(sr, t);
+		push_delta(sr, cd, t, COFF(t, pkt[off]), COFF(t, pkt[off]) + n);
 	}
 }
 
@@ -473,7 +634,7 @@ static void flip_bytes(struct search *sr, const struct cand *cd, const struct cm
 		memcpy(t, cd, sizeof(*t));
 		for (i = 0; i < n; i++)
 			((uint8_t *)t)[off + i] = (uint8_t)(yy >> (8 * i));
-		push(sr, t);
+		push_delta(sr, cd, t, off, off + n);
 	}
 }
 
@@ -501,7 +662,7 @@ static bool flip_len(struct search *sr, const struct cand *cd, struct probe *pr,
 				continue;
 			memcpy(t, cd, sizeof(*t));
 			t->len = (uint32_t)nl;
-			push(sr, t);
+			push_delta(sr, cd, t, COFF(t, len), COFF(t, len) + sizeof(t->len));
 		}
 		return true;
 	}
@@ -533,7 +694,8 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 				t->has_ret[k] = 1;
 				t->ret[k] = (cc->ret & ~mask) | ((y + (d == 1) - (d == 2)) & mask);
 				if (search_fits(&pr->pc[k], t->ret[k]))
-					push(sr, t);
+					push_delta2(sr, cd, t, COFF(t, has_ret[k]), COFF(t, has_ret[k]) + 1,
+						    COFF(t, ret[k]), COFF(t, ret[k]) + sizeof(t->ret[k]));
 			}
 		}
 		for (k = 0; k < pr->reads.len; k++) {
@@ -545,7 +707,8 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 				memcpy(t, cd, sizeof(*t));
 				t->has_rd[k] = 1;
 				t->rd[k] = y + (d == 1) - (d == 2);
-				push(sr, t);
+				push_delta2(sr, cd, t, COFF(t, has_rd[k]), COFF(t, has_rd[k]) + 1,
+					    COFF(t, rd[k]), COFF(t, rd[k]) + sizeof(t->rd[k]));
 			}
 		}
 		if (sr->has_pkt)
@@ -649,7 +812,8 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 			memcpy(t, cd, sizeof(*t));
 			t->opt[k] = (uint8_t)o;
 			t->fixed = k + 1;
-			push(sr, t);
+			push_delta2(sr, cd, t, COFF(t, fixed), COFF(t, fixed) + sizeof(t->fixed),
+				    COFF(t, opt[k]), COFF(t, opt[k]) + 1);
 		}
 	}
 	/* a bound's search: a run longer than every earlier one has each
@@ -908,9 +1072,11 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 			found = &sr->cur;
 			break;
 		}
-		if (!pr->bad) {
+		if (!pr->bad && !budget_full(sr)) {
+			delta_begin(sr, &sr->cur);
 			guide_flip(sr, &sr->cur, pr);
 			expand(sr, &sr->cur, pr);
+			delta_end(sr);
 		}
 	}
 	if (found) {

@@ -166,6 +166,14 @@ struct search {
 	 * that exits within it fails nothing, so search_try replays none */
 	bool bound_sole;
 	uint8_t okseen[sizeof(struct cand)];
+	/* the candidate an expansion derives its candidates from (search.c
+	 * delta_begin): where it differs from its background, so that a
+	 * candidate that differs from it in a few bytes is encoded by
+	 * comparing those bytes only (push_delta); dbase NULL: none */
+	const struct cand *dbase;
+	unsigned dbg;                  /* its background */
+	struct dspan { uint16_t lo, hi; } *dspans;  /* bytes [lo, hi) differ, in order */
+	unsigned ndspans;
 };
 
 struct hint {
