@@ -13,8 +13,8 @@
  *    depend on its type).
  *
  * Errors are one diagnostic "FILE:LINE:COL: error: ..." and unwind with
- * longjmp, as in the parser: everything is in the arena, and no FILE is
- * open across a call that can fail.
+ * longjmp, as in the parser: everything is in the arena, and the one FILE
+ * (expr_text's stream) is closed by spec_resolve, after resolve returned.
  */
 #include "resolve_priv.h"
 #include "xprog.h"
@@ -44,18 +44,19 @@ static const char *where(struct resolver *r, const char *file, struct spec_pos a
 
 static const char *expr_text(struct resolver *r, const struct spec_expr *e)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	const char *s;
+	long n;
 
-	if (!f)
+	if (!r->text) {
+		r->text = open_memstream(&r->textbuf, &r->textlen);
+		if (!r->text)
+			abort();
+	}
+	rewind(r->text);
+	spec_print_expr(e, r->text);
+	n = ftell(r->text);
+	if (n < 0 || fflush(r->text))
 		abort();
-	spec_print_expr(e, f);
-	fclose(f);
-	s = arena_strdup(r->a, buf);
-	free(buf);
-	return s;
+	return arena_strndup(r->a, r->textbuf, (size_t)n);
 }
 
 /* ---- statements and handlers ----------------------------------------------- */
@@ -873,12 +874,18 @@ int spec_resolve(const struct spec *s, const struct object *o,
 {
 	static const struct resolve_opts none;
 	struct resolver *r = arena_new_array(a, struct resolver, 1);
+	int err;
 
 	r->o = o;
 	r->opts = opts ? opts : &none;
 	r->a = a;
 	r->d = d;
-	return resolve(r, s, out);
+	err = resolve(r, s, out);
+	if (r->text) {
+		fclose(r->text);
+		free(r->textbuf);
+	}
+	return err;
 }
 
 int spec_resolve_file(const char *spec_path, const struct object *o,
