@@ -83,14 +83,16 @@ static long status_kb(const char *key)
 	return kb;
 }
 
+/* getrusage's ru_maxrss is the kernel's high-water mark of the resident
+ * set, the number /proc/self/status shows as VmHWM, without opening a
+ * file (--stats costs the run it measures as little as it can) */
 long stats_peak_rss_kb(void)
 {
 	struct rusage ru;
-	long kb = status_kb("VmHWM");
 
-	if (kb >= 0)
-		return kb;
-	return getrusage(RUSAGE_SELF, &ru) ? 0 : ru.ru_maxrss;
+	if (!getrusage(RUSAGE_SELF, &ru))
+		return ru.ru_maxrss;
+	return status_kb("VmHWM");
 }
 
 long stats_minflt(void)
@@ -112,19 +114,32 @@ static double secs(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
+/* The line in one write: OUT is stderr, unbuffered, and a write per
+ * field cost the measured run ten system calls. */
 void stats_write(const struct stats *s, FILE *out)
 {
+	char line[1024];
+	size_t n = 0;
 	unsigned i;
+	struct rusage ru;
+	long peak = 0, minflt = 0;
 
-	fprintf(out, "bpf-invcheck-stats: insns=%llu checks=%u", (unsigned long long)s->insns,
-		s->checks);
-	for (i = 0; i < STAGE_N; i++)
-		fprintf(out, " %s=%.6f", stats_stage_name((enum stats_stage)i), secs(s->ns[i]));
-	fprintf(out, " total=%.6f max_check=%.6f peak_rss_kb=%ld minflt=%ld absint=%u absint_time=%.6f"
-		" absint_shared=%u search=%u search_time=%.6f search_inputs=%llu coarse=%u"
-		" coarse_proved=%u\n",
-		secs(stats_now() - s->start), secs(s->max_check), stats_peak_rss_kb(),
-		stats_minflt(), s->absint, secs(s->absint_ns), s->absint_shared, s->search,
-		secs(s->search_ns), (unsigned long long)s->search_inputs, s->coarse,
-		s->coarse_proved);
+	if (!getrusage(RUSAGE_SELF, &ru)) {
+		peak = ru.ru_maxrss;
+		minflt = ru.ru_minflt;
+	}
+	n += (size_t)snprintf(line + n, sizeof(line) - n, "bpf-invcheck-stats: insns=%llu checks=%u",
+			      (unsigned long long)s->insns, s->checks);
+	for (i = 0; i < STAGE_N && n < sizeof(line); i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, " %s=%.6f",
+				      stats_stage_name((enum stats_stage)i), secs(s->ns[i]));
+	if (n < sizeof(line))
+		snprintf(line + n, sizeof(line) - n,
+			 " total=%.6f max_check=%.6f peak_rss_kb=%ld minflt=%ld absint=%u"
+			 " absint_time=%.6f absint_shared=%u search=%u search_time=%.6f"
+			 " search_inputs=%llu coarse=%u coarse_proved=%u\n",
+			 secs(stats_now() - s->start), secs(s->max_check), peak, minflt, s->absint,
+			 secs(s->absint_ns), s->absint_shared, s->search, secs(s->search_ns),
+			 (unsigned long long)s->search_inputs, s->coarse, s->coarse_proved);
+	fputs(line, out);
 }
