@@ -39,6 +39,7 @@ struct owned {
 };
 
 struct arena {
+	struct arena_fast fast;     /* first (base.h): head's free bytes */
 	struct chunk *head;
 	struct owned *owned;
 	size_t handed_out;
@@ -57,6 +58,8 @@ struct arena *arena_new(void)
 {
 	struct arena *a = xmalloc(sizeof(*a));
 
+	a->fast.next = a->fast.end = NULL;
+	a->fast.zeroed = false;
 	a->head = NULL;
 	a->owned = NULL;
 	a->handed_out = 0;
@@ -115,14 +118,40 @@ static struct chunk *chunk_new(size_t csize)
 	return c;
 }
 
+/* What the inline fast path (base.h) handed out of the current chunk,
+ * into its used and the arena's count. */
+static void fast_sync(struct arena *a)
+{
+	struct chunk *c = a->head;
+	size_t used;
+
+	if (!c)
+		return;
+	used = (size_t)(a->fast.next - c->data);
+	a->handed_out += used - c->used;
+	c->used = used;
+}
+
+/* The fast path resumes where the current chunk's used ends. */
+static void fast_resume(struct arena *a)
+{
+	struct chunk *c = a->head;
+
+	a->fast.next = c->data + c->used;
+	a->fast.end = c->data + c->size;
+	a->fast.zeroed = c->mapped != 0;
+}
+
 /* SIZE zeroed bytes at a multiple of ALIGN (8 or 16) in the current chunk,
  * or in a fresh one. */
 static void *alloc_aligned(struct arena *a, size_t size, size_t align)
 {
-	struct chunk *c = a->head;
+	struct chunk *c;
 	size_t need = (size + align - 1) & ~(align - 1), at = 0;
 	void *p;
 
+	fast_sync(a);
+	c = a->head;
 	if (c)
 		at = (c->used + align - 1) & ~(align - 1);
 	if (!c || at > c->size || c->size - at < need) {
@@ -140,17 +169,13 @@ static void *alloc_aligned(struct arena *a, size_t size, size_t align)
 		memset(p, 0, need);
 	a->handed_out += need + (at - c->used);
 	c->used = at + need;
+	fast_resume(a);
 	return p;
 }
 
-void *arena_alloc(struct arena *a, size_t size)
+void *arena_alloc_slow(struct arena *a, size_t size, size_t align)
 {
-	return alloc_aligned(a, size, 16);
-}
-
-void *arena_alloc8(struct arena *a, size_t size)
-{
-	return alloc_aligned(a, size, 8);
+	return alloc_aligned(a, size, align);
 }
 
 void *arena_adopt(struct arena *a, void *p, size_t size)
@@ -208,7 +233,9 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 
 size_t arena_used(const struct arena *a)
 {
-	return a->handed_out;
+	const struct chunk *c = a->head;
+
+	return a->handed_out + (c ? (size_t)(a->fast.next - c->data) - c->used : 0);
 }
 
 /* Grow V to NCAP elements where it is: true when its array is the last
@@ -221,6 +248,7 @@ static bool vec_grow_in_place(struct arena *a, struct vec *v, size_t ncap, size_
 	size_t old = (v->cap * elem_size + 15) & ~(size_t)15;
 	size_t need = (ncap * elem_size + 15) & ~(size_t)15;
 
+	fast_sync(a);
 	if (!c || !v->cap || (unsigned char *)v->data + old != c->data + c->used ||
 	    c->size - c->used < need - old)
 		return false;
@@ -228,6 +256,7 @@ static bool vec_grow_in_place(struct arena *a, struct vec *v, size_t ncap, size_
 		memset(c->data + c->used, 0, need - old);
 	c->used += need - old;
 	a->handed_out += need - old;
+	fast_resume(a);
 	v->cap = ncap;
 	return true;
 }
