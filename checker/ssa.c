@@ -170,7 +170,8 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 	}
 	for (i = 0; i < in[0]->depth; i++) {
 		size_t base = offsetof(struct state, fr) + i * sizeof(struct fstate);
-		uint32_t id = in[0]->fr[i].id;
+		uint32_t id = in[0]->fr[i].id, j;
+		bool same_slots = true;
 
 		for (r = 0; r < 5; r++) {
 			if (!differs(in, n, base + offsetof(struct fstate, saved[r])))
@@ -179,7 +180,12 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 			merge_word(l, in, n, base + offsetof(struct fstate, saved[r]),
 				   arena_strdup(l->a, name));
 		}
-		for (s = 0; s < SSA_SLOTS; s++) {
+		/* most joins agree on every slot: one comparison of the
+		 * frames' slots first (no slot differs: no phi, as below) */
+		for (j = 1; j < n && same_slots; j++)
+			same_slots = !memcmp(in[j]->fr[i].slots, in[0]->fr[i].slots,
+					     sizeof(in[0]->fr[i].slots));
+		for (s = 0; s < SSA_SLOTS && !same_slots; s++) {
 			if (!differs(in, n, base + offsetof(struct fstate, slots[s])))
 				continue;
 			snprintf(name, sizeof(name), "fp%u%d", id, (int)(s * 8) - ISA_STACK_SIZE);
