@@ -504,6 +504,14 @@ static void push_delta(struct search *sr, const struct cand *cd, const struct ca
 
 #define COFF(t, field) ((size_t)((const uint8_t *)&(t)->field - (const uint8_t *)(t)))
 
+/* T := CD before the first candidate of a substitution (most find none). */
+static void copy_once(struct cand *t, const struct cand *cd, bool *copied)
+{
+	if (!*copied)
+		memcpy(t, cd, sizeof(*t));
+	*copied = true;
+}
+
 /* Replace the W-byte encodings (both byte orders) of X in BUF[0..N) by Y
  * and Y +- 1, a candidate each (at most 4 places). */
 static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t, uint8_t *tb,
@@ -512,6 +520,7 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 	unsigned w = x < 0x100 ? 1 : x < 0x10000 ? 2 : x < 0x100000000ull ? 4 : 8, be, d, hits = 0;
 	uint8_t enc[8];
 	uint32_t off, i, j;
+	bool copied = false;       /* T is CD: each candidate changes it and puts it back */
 
 	for (be = 0; be < 2 && (be == 0 || w > 1); be++) {
 		for (i = 0; i < w; i++)
@@ -532,11 +541,12 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 
 				if (w < 8 && yy >> (8 * w))
 					continue;
-				memcpy(t, cd, sizeof(*t));
+				copy_once(t, cd, &copied);
 				for (i = 0; i < w; i++)
 					tb[off + i] = (uint8_t)(yy >> (8 * (be ? w - 1 - i : i)));
 				push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
 					   (size_t)(tb - (uint8_t *)t) + off + w);
+				memcpy(tb + off, buf + off, w);   /* T is CD again */
 			}
 		}
 	}
@@ -555,10 +565,11 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 
 				if (yy > 15)
 					continue;
-				memcpy(t, cd, sizeof(*t));
+				copy_once(t, cd, &copied);
 				tb[off] = (uint8_t)((buf[off] & ~(0xfu << sh)) | (unsigned)yy << sh);
 				push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
 					   (size_t)(tb - (uint8_t *)t) + off + 1);
+				tb[off] = buf[off];
 			}
 		}
 	}
@@ -578,11 +589,12 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 			if ((v & x) != x)
 				continue;
 			hits++;
-			memcpy(t, cd, sizeof(*t));
+			copy_once(t, cd, &copied);
 			for (i = 0; i < w; i++)
 				tb[off + i] = (uint8_t)((v & ~x) >> (8 * (be ? w - 1 - i : i)));
 			push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
 				   (size_t)(tb - (uint8_t *)t) + off + w);
+			memcpy(tb + off, buf + off, w);
 		}
 	}
 }
