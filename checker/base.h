@@ -67,7 +67,8 @@ static inline void *arena_alloc_align(struct arena *a, size_t size, size_t align
 {
 	struct arena_fast *f = (struct arena_fast *)(void *)a;
 	size_t need = (size + align - 1) & ~(align - 1);
-	unsigned char *p = (unsigned char *)(((size_t)f->next + align - 1) & ~(align - 1));
+	uintptr_t at = ((uintptr_t)f->next + align - 1) & ~(uintptr_t)(align - 1);
+	unsigned char *p = (unsigned char *)at;
 
 	if (!f->next || p > f->end || (size_t)(f->end - p) < need)
 		return arena_alloc_slow(a, size, align);
@@ -77,12 +78,14 @@ static inline void *arena_alloc_align(struct arena *a, size_t size, size_t align
 	return p;
 }
 
-static inline void *arena_alloc(struct arena *a, size_t size)     /* zeroed, 16-aligned */
+/* zeroed, 16-aligned */
+static inline void *arena_alloc(struct arena *a, size_t size)
 {
 	return arena_alloc_align(a, size, 16);
 }
 
-static inline void *arena_alloc8(struct arena *a, size_t size)    /* zeroed, 8-aligned: many small objects */
+/* zeroed, 8-aligned: many small objects */
+static inline void *arena_alloc8(struct arena *a, size_t size)
 {
 	return arena_alloc_align(a, size, 8);
 }
