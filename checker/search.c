@@ -365,6 +365,9 @@ static void push(struct search *sr, const struct cand *cd)
  * start at a differing byte, and QRUN_GAP equal bytes end one
  * (docs/architecture.md, "Concrete search before Z3"). */
 
+/* struct dspan's and struct qrun's offsets are 16 bits */
+_Static_assert(sizeof(struct cand) <= UINT16_MAX, "a candidate's offsets fit 16 bits");
+
 struct denc {
 	uint8_t *buf;
 	const uint8_t *p;
