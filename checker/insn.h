@@ -34,18 +34,21 @@ struct insn_ref {
 	int64_t off;         /* GLOBAL / MAP_VALUE: byte offset */
 };
 
+/* 48 bytes, no padding inside: one per instruction slot of the object
+ * (a million at the benchmark's largest; docs/architecture.md "Lift
+ * memory layout"). */
 struct insn {
-	enum isa_op op;      /* ISA_NOPS for the second slot of LD imm64 */
+	enum isa_op op : 8;  /* ISA_NOPS for the second slot of LD imm64 */
 	uint8_t code, dst, src;
 	int16_t off;
-	int32_t imm;
-	uint64_t imm64;      /* LDDW: the 64-bit immediate; else (u64)(s64)imm */
-	bool is64;           /* ALU64 / JMP (vs ALU / JMP32); END: true for BSWAP */
-	bool srcreg;         /* second operand is register src (X), not imm (K) */
-	bool cont;           /* second slot of an LD imm64 */
 	uint8_t size;        /* bytes: memory access width; END and MOVSX: operand width */
 	uint8_t aop;         /* ATOMIC: enum isa_atomic */
-	bool fetch;          /* ATOMIC: returns the old value */
+	int32_t imm;
+	bool is64 : 1;       /* ALU64 / JMP (vs ALU / JMP32); END: true for BSWAP */
+	bool srcreg : 1;     /* second operand is register src (X), not imm (K) */
+	bool cont : 1;       /* second slot of an LD imm64 */
+	bool fetch : 1;      /* ATOMIC: returns the old value */
+	uint64_t imm64;      /* LDDW: the 64-bit immediate; else (u64)(s64)imm */
 	struct insn_ref ref; /* filled by insn_resolve() */
 };
 
