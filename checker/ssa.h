@@ -122,7 +122,7 @@ struct ssa_insn {
 	uint32_t args[];          /* nargs operands */
 };
 
-/* Fields are ordered so that the struct has no padding inside (88 bytes;
+/* Fields are ordered so that the struct has no padding inside (80 bytes;
  * one per node of the expanded program). */
 struct ssa_block {
 	struct ssa_insn **insns;  /* phis first */
@@ -130,19 +130,19 @@ struct ssa_block {
 	const char *note;         /* synthetic blocks: what they are */
 	uint32_t id;
 	uint32_t ninsns;
-	enum ssa_term term;
-	uint8_t cond_op;          /* BRANCH: enum isa_op (JEQ .. JSLE) */
-	bool cond64;
-	uint16_t frame;           /* origin: the frame */
 	uint32_t a, b;            /* BRANCH operands, EXIT value */
 	uint32_t succ[2];
-	uint32_t nsucc;
 	uint32_t npreds;
 	/* origin */
 	int func;                 /* index in o->funcs, -1 for synthetic blocks */
 	int cfg_block;
 	uint32_t ctx;             /* expansion context (see ssa_block_context) */
 	uint32_t first_slot, last_slot;
+	uint16_t frame;           /* origin: the frame */
+	enum ssa_term term : 8;
+	uint8_t cond_op;          /* BRANCH: enum isa_op (JEQ .. JSLE) */
+	bool cond64;
+	uint8_t nsucc;            /* entries of succ: at most 2 */
 };
 
 /* The reference of a value that has none: all zero, INSN_REF_NONE. */
