@@ -196,8 +196,15 @@ static int get_cfg(struct expander *e, int f, const struct cfg **out)
 static uint32_t new_frame(struct expander *e, int func, int parent, int sec,
 			  uint32_t slot, bool cb)
 {
-	struct ssa_frame *fr = buf_push(&e->frames, sizeof(*fr));
+	struct ssa_frame *fr;
 
+	/* the IR names a value's frame in 16 bits (struct ssa_insn's frame,
+	 * tframe; struct ssa_block's frame): more frames would alias */
+	if (e->frames.len > UINT16_MAX) {
+		unsupported(e, "more than 65536 call frames after inlining and loop unrolling");
+		return 0;
+	}
+	fr = buf_push(&e->frames, sizeof(*fr));
 	fr->func = func;
 	fr->parent = parent;
 	fr->sec = sec;

@@ -188,6 +188,37 @@ START_TEST(too_many_blocks_is_unsupported)
 }
 END_TEST
 
+/* 65536 calls of one function: a frame each and the program's own, 65537,
+ * one more than the IR's 16-bit frame numbers hold (two frames' stacks
+ * would alias): unsupported. */
+START_TEST(frames_beyond_16_bits_are_unsupported)
+{
+	const uint32_t ncalls = 65536, n = ncalls + 3;
+	struct bpf_insn *code = calloc(n, sizeof(*code));
+	struct run r;
+	uint32_t i;
+
+	ck_assert_ptr_nonnull(code);
+	for (i = 0; i < ncalls; i++)
+		code[i] = (struct bpf_insn)CALL_LOCAL((int32_t)(ncalls - i));
+	code[ncalls] = (struct bpf_insn)EXIT();
+	code[ncalls + 1] = (struct bpf_insn)MOV64_IMM(0, 0);
+	code[ncalls + 2] = (struct bpf_insn)EXIT();
+	lift(&r, code, n, 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_str_eq(r.p->unsupported,
+			 "more than 65536 call frames after inlining and loop unrolling");
+	done(&r);
+	/* one call fewer: every frame has its number, and it lifts */
+	lift(&r, code + 1, n - 1, 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_msg(!r.p->unsupported, "unsupported: %s", r.p->unsupported);
+	ck_assert_uint_eq(r.p->nframes, 65536);
+	done(&r);
+	free(code);
+}
+END_TEST
+
 /* The kernel accepts it (its verifier explores states, it needs no loop
  * nesting); the lift does not model it: unsupported, no error. */
 START_TEST(irreducible_is_not_modelled)
@@ -643,6 +674,7 @@ int main(void)
 	tcase_add_test(tc, constants_fold);
 	tcase_add_test(tc, callx_of_a_constant_is_that_helper);
 	tcase_add_test(tc, callx_of_an_unknown_target_is_unsupported);
+	tcase_add_test(tc, frames_beyond_16_bits_are_unsupported);
 	tcase_add_test(tc, legacy_packet_load_is_unsupported);
 	tcase_add_loop_test(tc, undefined_uses, 0, (int)ARRAY_SIZE(undef_cases));
 	tcase_add_test(tc, undef_use_is_unsupported);
