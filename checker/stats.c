@@ -121,13 +121,7 @@ void stats_write(const struct stats *s, FILE *out)
 	char line[1024];
 	size_t n = 0;
 	unsigned i;
-	struct rusage ru;
-	long peak = 0, minflt = 0;
 
-	if (!getrusage(RUSAGE_SELF, &ru)) {
-		peak = ru.ru_maxrss;
-		minflt = ru.ru_minflt;
-	}
 	n += (size_t)snprintf(line + n, sizeof(line) - n, "bpf-invcheck-stats: insns=%llu checks=%u",
 			      (unsigned long long)s->insns, s->checks);
 	for (i = 0; i < STAGE_N && n < sizeof(line); i++)
@@ -138,7 +132,8 @@ void stats_write(const struct stats *s, FILE *out)
 			 " total=%.6f max_check=%.6f peak_rss_kb=%ld minflt=%ld absint=%u"
 			 " absint_time=%.6f absint_shared=%u search=%u search_time=%.6f"
 			 " search_inputs=%llu coarse=%u coarse_proved=%u\n",
-			 secs(stats_now() - s->start), secs(s->max_check), peak, minflt, s->absint,
+			 secs(stats_now() - s->start), secs(s->max_check), stats_peak_rss_kb(),
+			 stats_minflt(), s->absint,
 			 secs(s->absint_ns), s->absint_shared, s->search, secs(s->search_ns),
 			 (unsigned long long)s->search_inputs, s->coarse, s->coarse_proved);
 	fputs(line, out);
