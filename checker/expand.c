@@ -356,7 +356,7 @@ static void add_edge(struct expander *e, uint32_t from, uint32_t to,
 	ed->to = to;
 	ed->act = act;
 	ed->imm = imm;
-	ed->frame = frame;
+	ed->frame = (uint16_t)frame;   /* < 65536: new_frame */
 	node_get(e, to)->npreds++;
 }
 

@@ -42,20 +42,22 @@ enum xedge_act {
 	XE_SET_R0,      /* r0 = imm */
 };
 
+/* 12 bytes; frames are numbered in 16 bits (expand.c new_frame) */
 struct xedge {
 	uint32_t to;
-	enum xedge_act act;
 	int32_t imm;    /* PUSH_CB, SET_R0: an iteration number */
-	uint32_t frame; /* PUSH: the new frame */
+	uint16_t frame; /* PUSH: the new frame */
+	enum xedge_act act : 8;
 };
 
+/* 48 bytes, no padding inside: one per node of the expanded program */
 struct xnode {
-	enum xnode_kind kind;
+	enum xnode_kind kind : 8;
+	uint8_t nsucc;
 	uint32_t ctx;
 	int block;          /* cfg block (XN_BLOCK) or the call-site block (CB_*) */
 	int k;              /* CB_TEST / CB_NEXT iteration */
 	struct xedge succ[2];
-	uint32_t nsucc;
 	uint32_t npreds;
 	uint32_t topo;      /* position in topological order */
 };
