@@ -169,12 +169,12 @@ def body(tmp):
     bad("[" * 40, "F:1:34: error: nested too deeply")
     bad('{"a": 1} x', "F:1:10: error: text after the end of the value")
     c = edit(lambda d: d.update(version=2))
-    bad(c, f"F:1:{at(c, '2,', 0)}: error: unsupported version 2 (this bpf-invcheck reads version 1)")
+    bad(c, f"F:1:{at(c, '`version`: 2', 11)}: error: unsupported version 2 (this bpf-invcheck reads version 1)")
     c = edit(lambda d: d.update(format="pcap"))
     bad(c, f"F:1:{at(c, '`pcap')}: error: 'format' is 'pcap', not 'bpf-invcheck replay'")
     bad(edit(lambda d: d.pop("cex")), "F:1:1: error: 'cex' is missing (an object)")
     c = edit(lambda d: d.update(spec=5))
-    bad(c, f"F:1:{at(c, '5,')}: error: 'spec' must be a string, not an integer")
+    bad(c, f"F:1:{at(c, '`spec`: 5', 8)}: error: 'spec' must be a string, not an integer")
     c = edit(lambda d: d.update(check="xdp_fw.nope"))
     bad(c, f"F:1:{at(c, '`xdp_fw.nope')}: error: check 'xdp_fw.nope' is not in {SRC}/examples/xdp_fw.inv "
         f"(against {EX}/xdp_fw_bug.bpf.o)")
@@ -191,7 +191,7 @@ def body(tmp):
     bad(c, f"F:1:{at(c, '7, `ret')}: error: cex.calls[0]: 'kfunc' must be -1 or a kfunc index below 0 "
         f"({EX}/xdp_fw_bug.bpf.o)")
     c = edit(lambda d: d["cex"]["calls"][0].update(ret=-2))
-    bad(c, f"F:1:{at(c, '-2')}: error: cex.calls[0]: 'ret' must be from 0 to 18446744073709551615")
+    bad(c, f"F:1:{at(c, '`ret`: -2', 7)}: error: cex.calls[0]: 'ret' must be from 0 to 18446744073709551615")
     c = edit(lambda d: d["cex"].update(max_steps=1 << 40))
     bad(c, f"F:1:{at(c, str(1 << 40))}: error: cex: 'max_steps' must be from 0 to 67108864")
     c = edit(lambda d: d["cex"].update(args=[1, 2]))
