@@ -12,14 +12,6 @@
 
 /* ---- small tables ------------------------------------------------------ */
 
-static uint64_t mix(uint64_t h)
-{
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdull;
-	h ^= h >> 33;
-	return h;
-}
-
 /* Slots for a table of at most KEYS keys: a power of two above them (the
  * table never fills), at most MAX (the size it had when fixed; past that
  * a full table treats a new key as seen, as it did). */
@@ -32,10 +24,9 @@ static unsigned table_size(uint64_t keys, unsigned max)
 	return n;
 }
 
-/* Insert KEY into the table T of N slots; false if it was there. */
-static bool set_add(uint64_t *t, unsigned n, uint64_t key)
+bool search_set_add(uint64_t *t, unsigned n, uint64_t key)
 {
-	unsigned i = (unsigned)mix(key) & (n - 1), k;
+	unsigned i = (unsigned)search_mix(key) & (n - 1), k;
 
 	for (k = 0; k < n; k++, i = (i + 1) & (n - 1)) {
 		if (t[i] == key + 1)
@@ -50,7 +41,7 @@ static bool set_add(uint64_t *t, unsigned n, uint64_t key)
 
 static bool set_has(const uint64_t *t, unsigned n, uint64_t key)
 {
-	unsigned i = (unsigned)mix(key) & (n - 1), k;
+	unsigned i = (unsigned)search_mix(key) & (n - 1), k;
 
 	for (k = 0; k < n && t[i]; k++, i = (i + 1) & (n - 1))
 		if (t[i] == key + 1)
@@ -210,301 +201,6 @@ static void apply_hint(struct cand *cd, const struct hint *h)
 
 /* ---- the search -------------------------------------------------------- */
 
-/* The queue is FIFO and every try pops one: a candidate behind the last
- * one the budget reaches is never run. Tries + queued only grow (a try
- * moves one from the queue to the tries), so once this holds it holds for
- * the rest of the search. */
-static bool budget_full(const struct search *sr)
-{
-	return sr->runs + sr->qlen >= sr->budget || sr->qlen >= S_QUEUE;
-}
-
-/* A queued candidate: the runs of bytes where it differs from background
- * BG (each a struct qrun, then its bytes). A candidate is 4 KiB, mostly
- * background, and far more are queued than run (trace_exec's worst case:
- * 44 queued, 12 run): whole copies were most of the pages a search
- * touched, and a fresh page costs more than the rest of a try on a
- * virtual machine that shadows page tables (docs/performance.md). */
-struct qent {
-	uint8_t bg;
-	uint32_t size;                 /* bytes of data */
-	uint8_t data[];
-};
-
-struct qrun {
-	uint16_t off, len;
-};
-
-#define QRUN_GAP 8u                    /* equal bytes shorter than this stay inside a run */
-
-/* The 32 bytes at P and at B are equal (a block a step: most are). */
-static bool block_equal(const uint8_t *p, const uint8_t *b)
-{
-	uint64_t x[4], y[4];
-
-	memcpy(x, p, 32);
-	memcpy(y, b, 32);
-	return !((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) | (x[3] ^ y[3]));
-}
-
-static size_t put_run(uint8_t *buf, size_t n, const uint8_t *p, size_t from, size_t to)
-{
-	struct qrun r = { .off = (uint16_t)from, .len = (uint16_t)(to - from) };
-
-	memcpy(buf + n, &r, sizeof(r));
-	memcpy(buf + n + sizeof(r), p + from, r.len);
-	return n + sizeof(r) + r.len;
-}
-
-/* CD as runs against its background, into BUF (QBUF_SIZE bytes): the
- * data's length; *BG the background. The same candidate always gives the
- * same bytes (the background is chosen from its contents), and two
- * candidates with the same background and bytes are the same: what the
- * queue's hash is taken of. */
-#define QBUF_SIZE (sizeof(struct cand) + (sizeof(struct cand) / QRUN_GAP + 1) * sizeof(struct qrun))
-
-static size_t encode(const struct search *sr, const struct cand *cd, uint8_t *buf, unsigned *bg)
-{
-	const uint8_t *p = (const uint8_t *)cd, *b;
-	size_t i, j, end, n = 0, start = 0, last = 0;
-	bool open = false;
-
-	/* the patterned background when its last map entry still has the pattern */
-	*bg = !memcmp(cd->ent[S_ENTS - 1], sr->bg[1].ent[S_ENTS - 1], S_ENTSZ);
-	b = (const uint8_t *)&sr->bg[*bg];
-	for (i = 0; i < sizeof(*cd); i += 32) {
-		/* most of a candidate is its background: 256 bytes at a time
-		 * with memcmp (vectorised), then 32 */
-		while (i % 256 == 0 && i + 256 <= sizeof(*cd) && !memcmp(p + i, b + i, 256))
-			i += 256;
-		if (i >= sizeof(*cd))
-			break;
-		if (i + 32 <= sizeof(*cd) && block_equal(p + i, b + i))
-			continue;
-		end = i + 32 < sizeof(*cd) ? i + 32 : sizeof(*cd);
-		for (j = i; j < end; j++) {
-			if (p[j] == b[j])
-				continue;
-			if (open && j - last > QRUN_GAP) {  /* QRUN_GAP equal bytes end a run */
-				n = put_run(buf, n, p, start, last + 1);
-				open = false;
-			}
-			if (!open)
-				start = j;
-			open = true;
-			last = j;
-		}
-	}
-	if (open)
-		n = put_run(buf, n, p, start, last + 1);
-	return n;
-}
-
-static void decode(const struct search *sr, const struct qent *e, struct cand *cd)
-{
-	uint8_t *p = (uint8_t *)cd;
-	size_t n = 0;
-
-	memcpy(cd, &sr->bg[e->bg], sizeof(*cd));
-	while (n < e->size) {
-		struct qrun r;
-
-		memcpy(&r, e->data + n, sizeof(r));
-		memcpy(p + r.off, e->data + n + sizeof(r), r.len);
-		n += sizeof(r) + r.len;
-	}
-}
-
-/* The queue entry of BUF[0..N) on background BG, unless the same was
- * queued before. */
-static void enqueue(struct search *sr, const uint8_t *buf, size_t n, unsigned bg)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-	struct qent *e;
-	size_t i;
-
-	h = (h ^ bg) * 0x100000001b3ull;
-	for (i = 0; i < n; i++)
-		h = (h ^ buf[i]) * 0x100000001b3ull;
-	if (!set_add(sr->seen, sr->nseen, mix(h)))
-		return;
-	e = malloc(sizeof(*e) + n);
-	if (!e)
-		abort();
-	e->bg = (uint8_t)bg;
-	e->size = (uint32_t)n;
-	memcpy(e->data, buf, n);
-	if (sr->front) {
-		sr->qhead = (sr->qhead + sr->qcap - 1) % sr->qcap;
-		sr->q[sr->qhead] = e;
-		sr->qlen++;
-	} else {
-		sr->q[(sr->qhead + sr->qlen++) % sr->qcap] = e;
-	}
-}
-
-static void push(struct search *sr, const struct cand *cd)
-{
-	uint8_t buf[QBUF_SIZE];
-	unsigned bg;
-	size_t n;
-
-	if (budget_full(sr))
-		return;
-	n = encode(sr, cd, buf, &bg);
-	enqueue(sr, buf, n, bg);
-}
-
-/* ---- encoding a candidate by its few changed bytes ----------------------
- * An expansion makes its candidates from one candidate CD, each a copy
- * with a few bytes changed; encoding each against its background compared
- * all of its 4.5 KB (most of a push: tc_classifier's bound, 194 pushes,
- * 2.2K instructions each). delta_begin notes once where CD differs from
- * its background; push_delta then compares only the changed ranges and
- * takes the rest from that note. The bytes are the same as encode's: runs
- * start at a differing byte, and QRUN_GAP equal bytes end one
- * (docs/architecture.md, "Concrete search before Z3"). */
-
-/* struct dspan's and struct qrun's offsets are 16 bits */
-_Static_assert(sizeof(struct cand) <= UINT16_MAX, "a candidate's offsets fit 16 bits");
-
-struct denc {
-	uint8_t *buf;
-	const uint8_t *p;
-	size_t n, start, last;
-	bool open;
-};
-
-/* Bytes [S, E) differ from the background, after every byte before S. */
-static void denc_span(struct denc *d, size_t s, size_t e)
-{
-	if (d->open && s - d->last > QRUN_GAP) {
-		d->n = put_run(d->buf, d->n, d->p, d->start, d->last + 1);
-		d->open = false;
-	}
-	if (!d->open)
-		d->start = s;
-	d->open = true;
-	d->last = e - 1;
-}
-
-/* The differing bytes of P against B in [LO, HI), in order. */
-static void denc_scan(struct denc *d, const uint8_t *b, size_t lo, size_t hi)
-{
-	size_t j = lo, s;
-
-	while (j < hi) {
-		while (j < hi && d->p[j] == b[j])
-			j++;
-		if (j == hi)
-			break;
-		for (s = j; j < hi && d->p[j] != b[j]; j++)
-			;
-		denc_span(d, s, j);
-	}
-}
-
-static void delta_begin(struct search *sr, const struct cand *cd)
-{
-	const uint8_t *p = (const uint8_t *)cd, *b;
-	size_t j = 0, s, n = sizeof(*cd);
-	unsigned cap = 0;
-
-	sr->dbg = !memcmp(cd->ent[S_ENTS - 1], sr->bg[1].ent[S_ENTS - 1], S_ENTSZ);
-	b = (const uint8_t *)&sr->bg[sr->dbg];
-	sr->ndspans = 0;
-	while (j < n) {
-		/* most of it is its background: 256, then 32 bytes at a time */
-		while (j % 32 == 0 && j + 256 <= n && !memcmp(p + j, b + j, 256))
-			j += 256;
-		while (j % 32 == 0 && j + 32 <= n && block_equal(p + j, b + j))
-			j += 32;
-		if (j < n && p[j] == b[j]) {
-			j++;
-			continue;
-		}
-		if (j == n)
-			break;
-		for (s = j; j < n && p[j] != b[j]; j++)
-			;
-		if (sr->ndspans == cap) {
-			cap = cap ? 2 * cap : 16;
-			sr->dspans = realloc(sr->dspans, cap * sizeof(*sr->dspans));
-			if (!sr->dspans)
-				abort();
-		}
-		sr->dspans[sr->ndspans++] = (struct dspan){ (uint16_t)s, (uint16_t)j };
-	}
-	sr->dbase = cd;
-}
-
-static void delta_end(struct search *sr)
-{
-	free(sr->dspans);
-	sr->dspans = NULL;
-	sr->ndspans = 0;
-	sr->dbase = NULL;
-}
-
-/* Push T, which equals CD outside bytes
- * [LO1, HI1) and [LO2, HI2) (LO1 <= HI1 <= LO2 <= HI2; an empty second
- * range is HI1, HI1); encoded by delta_begin's note when CD is its
- * base. */
-static void push_delta2(struct search *sr, const struct cand *cd, const struct cand *t,
-			size_t lo1, size_t hi1, size_t lo2, size_t hi2)
-{
-	uint8_t buf[QBUF_SIZE];
-	struct denc d = { .buf = buf, .p = (const uint8_t *)t };
-	size_t r[3][2] = { { lo1, hi1 }, { lo2, hi2 }, { sizeof(*t), sizeof(*t) } }, pos = 0;
-	const uint8_t *b;
-	unsigned bg, i, k = 0;
-
-	if (budget_full(sr))
-		return;
-	bg = !memcmp(t->ent[S_ENTS - 1], sr->bg[1].ent[S_ENTS - 1], S_ENTSZ);
-	if (sr->dbase != cd || bg != sr->dbg) {
-		push(sr, t);
-		return;
-	}
-	b = (const uint8_t *)&sr->bg[bg];
-	for (i = 0; i < 3; i++) {
-		/* the base's differing bytes in [pos, lo): T's are the same */
-		for (; k < sr->ndspans && sr->dspans[k].lo < r[i][0]; k++) {
-			size_t s = sr->dspans[k].lo > pos ? sr->dspans[k].lo : pos;
-			size_t e = sr->dspans[k].hi < r[i][0] ? sr->dspans[k].hi : r[i][0];
-
-			if (s < e)
-				denc_span(&d, s, e);
-			if (sr->dspans[k].hi > r[i][0])
-				break;     /* it goes on into the range */
-		}
-		denc_scan(&d, b, r[i][0], r[i][1]);
-		if (r[i][1] > pos)
-			pos = r[i][1];
-		while (k < sr->ndspans && sr->dspans[k].hi <= pos)
-			k++;
-	}
-	if (d.open)
-		d.n = put_run(buf, d.n, d.p, d.start, d.last + 1);
-#ifdef SEARCH_DELTA_CHECK
-	{
-		uint8_t full[QBUF_SIZE];
-		unsigned fbg;
-		size_t fn = encode(sr, t, full, &fbg);
-
-		if (fn != d.n || fbg != bg || memcmp(full, buf, fn))
-			abort();   /* the ASan build of .ci/run checks every push */
-	}
-#endif
-	enqueue(sr, buf, d.n, bg);
-}
-
-static void push_delta(struct search *sr, const struct cand *cd, const struct cand *t, size_t lo,
-		       size_t hi)
-{
-	push_delta2(sr, cd, t, lo, hi, hi, hi);
-}
-
 #define COFF(t, field) ((size_t)((const uint8_t *)&(t)->field - (const uint8_t *)(t)))
 
 /* T := CD before the first candidate of a substitution (most find none). */
@@ -547,7 +243,7 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 				copy_once(t, cd, &copied);
 				for (i = 0; i < w; i++)
 					tb[off + i] = (uint8_t)(yy >> (8 * (be ? w - 1 - i : i)));
-				push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
+				search_push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
 					   (size_t)(tb - (uint8_t *)t) + off + w);
 				memcpy(tb + off, buf + off, w);   /* T is CD again */
 			}
@@ -570,7 +266,7 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 					continue;
 				copy_once(t, cd, &copied);
 				tb[off] = (uint8_t)((buf[off] & ~(0xfu << sh)) | (unsigned)yy << sh);
-				push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
+				search_push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
 					   (size_t)(tb - (uint8_t *)t) + off + 1);
 				tb[off] = buf[off];
 			}
@@ -595,7 +291,7 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 			copy_once(t, cd, &copied);
 			for (i = 0; i < w; i++)
 				tb[off + i] = (uint8_t)((v & ~x) >> (8 * (be ? w - 1 - i : i)));
-			push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
+			search_push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
 				   (size_t)(tb - (uint8_t *)t) + off + w);
 			memcpy(tb + off, buf + off, w);
 		}
@@ -624,7 +320,7 @@ static void flip_origin(struct search *sr, const struct cand *cd, const struct c
 
 			t->pkt[off + i] = v == 0 ? 0xff : v == 1 ? 0 : (uint8_t)(y >> sh);
 		}
-		push_delta(sr, cd, t, COFF(t, pkt[off]), COFF(t, pkt[off]) + n);
+		search_push_delta(sr, cd, t, COFF(t, pkt[off]), COFF(t, pkt[off]) + n);
 	}
 }
 
@@ -649,7 +345,7 @@ static void flip_bytes(struct search *sr, const struct cand *cd, const struct cm
 		memcpy(t, cd, sizeof(*t));
 		for (i = 0; i < n; i++)
 			((uint8_t *)t)[off + i] = (uint8_t)(yy >> (8 * i));
-		push_delta(sr, cd, t, off, off + n);
+		search_push_delta(sr, cd, t, off, off + n);
 	}
 }
 
@@ -677,7 +373,7 @@ static bool flip_len(struct search *sr, const struct cand *cd, struct probe *pr,
 				continue;
 			memcpy(t, cd, sizeof(*t));
 			t->len = (uint32_t)nl;
-			push_delta(sr, cd, t, COFF(t, len), COFF(t, len) + sizeof(t->len));
+			search_push_delta(sr, cd, t, COFF(t, len), COFF(t, len) + sizeof(t->len));
 		}
 		return true;
 	}
@@ -709,7 +405,7 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 				t->has_ret[k] = 1;
 				t->ret[k] = (cc->ret & ~mask) | ((y + (d == 1) - (d == 2)) & mask);
 				if (search_fits(&pr->pc[k], t->ret[k]))
-					push_delta2(sr, cd, t, COFF(t, has_ret[k]), COFF(t, has_ret[k]) + 1,
+					search_push_delta2(sr, cd, t, COFF(t, has_ret[k]), COFF(t, has_ret[k]) + 1,
 						    COFF(t, ret[k]), COFF(t, ret[k]) + sizeof(t->ret[k]));
 			}
 		}
@@ -722,7 +418,7 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 				memcpy(t, cd, sizeof(*t));
 				t->has_rd[k] = 1;
 				t->rd[k] = y + (d == 1) - (d == 2);
-				push_delta2(sr, cd, t, COFF(t, has_rd[k]), COFF(t, has_rd[k]) + 1,
+				search_push_delta2(sr, cd, t, COFF(t, has_rd[k]), COFF(t, has_rd[k]) + 1,
 					    COFF(t, rd[k]), COFF(t, rd[k]) + sizeof(t->rd[k]));
 			}
 		}
@@ -753,7 +449,7 @@ static bool flip_turn(struct search *sr, const struct cmp *c)
 	unsigned k;
 
 	for (k = 0; k < S_FLIPS; k++)
-		if (set_add(sr->flips, sr->nflips,
+		if (search_set_add(sr->flips, sr->nflips,
 			    edge_key(c->sec, c->slot, !c->taken) * S_FLIPS + k))
 			return true;
 	return false;
@@ -768,7 +464,7 @@ static void guide_flip(struct search *sr, const struct cand *cd, struct probe *p
 	unsigned i, j = 0, k, n = pr->ncmps - (pr->pending ? 1 : 0);
 	struct cand *t;
 
-	if (!g || budget_full(sr))
+	if (!g || search_budget_full(sr))
 		return;
 	for (i = 0; i < n && j < g->n; i++) {
 		const struct cmp *c = &pr->cmps[i];
@@ -798,7 +494,7 @@ static void guide_flip(struct search *sr, const struct cand *cd, struct probe *p
 				for (j = 0; j < S_ENTSZ; j++)
 					t->ent[k][j] = j % 4 == 0;
 			sr->front = false;    /* after what the search has */
-			push(sr, t);
+			search_push(sr, t);
 		}
 		sr->front = false;
 		free(t);
@@ -812,14 +508,14 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 	bool fresh = false, longer;
 	unsigned i, k, o;
 
-	if (budget_full(sr))           /* nothing it makes would run */
+	if (search_budget_full(sr))           /* nothing it makes would run */
 		return;
 	t = malloc(sizeof(*t));
 	if (!t)
 		abort();
 	for (i = 0; i < pr->ncmps; i++)
 		if (!pr->pending || i + 1 < pr->ncmps)
-			fresh |= set_add(sr->cov, sr->ncov,
+			fresh |= search_set_add(sr->cov, sr->ncov,
 					 edge_key(pr->cmps[i].sec, pr->cmps[i].slot, pr->cmps[i].taken));
 	/* the other choice of each call not decided yet */
 	for (k = cd->fixed; k < pr->calls.len && k < S_CALLS; k++) {
@@ -827,7 +523,7 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 			memcpy(t, cd, sizeof(*t));
 			t->opt[k] = (uint8_t)o;
 			t->fixed = k + 1;
-			push_delta2(sr, cd, t, COFF(t, fixed), COFF(t, fixed) + sizeof(t->fixed),
+			search_push_delta2(sr, cd, t, COFF(t, fixed), COFF(t, fixed) + sizeof(t->fixed),
 				    COFF(t, opt[k]), COFF(t, opt[k]) + 1);
 		}
 	}
@@ -853,7 +549,7 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 	for (i = 0; fresh && i < sr->nhints; i++) {
 		memcpy(t, cd, sizeof(*t));
 		apply_hint(t, sr->hints[i]);
-		push(sr, t);
+		search_push(sr, t);
 	}
 	free(t);
 }
@@ -999,7 +695,7 @@ static void seeds(struct search *sr, const struct hint *base)
 	for (salt = 0; salt < 2; salt++) {
 		memcpy(t, &sr->bg[salt], sizeof(*t));
 		apply_hint(t, base);
-		push(sr, t);
+		search_push(sr, t);
 		for (i = 0; i < sr->nhints; i++) {
 			struct cand *h = malloc(sizeof(*h));
 
@@ -1007,7 +703,7 @@ static void seeds(struct search *sr, const struct hint *base)
 				abort();
 			memcpy(h, t, sizeof(*h));
 			apply_hint(h, sr->hints[i]);
-			push(sr, h);
+			search_push(sr, h);
 			free(h);
 		}
 	}
@@ -1081,17 +777,17 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 		struct qent *e = sr->q[sr->qhead++ % sr->qcap];
 
 		sr->qlen--;
-		decode(sr, e, &sr->cur);
+		search_decode(sr, e, &sr->cur);
 		free(e);
 		if (search_try(sr, &sr->cur, -1, &site, pr) == 1) {
 			found = &sr->cur;
 			break;
 		}
-		if (!pr->bad && !budget_full(sr)) {
-			delta_begin(sr, &sr->cur);
+		if (!pr->bad && !search_budget_full(sr)) {
+			search_delta_begin(sr, &sr->cur);
 			guide_flip(sr, &sr->cur, pr);
 			expand(sr, &sr->cur, pr);
-			delta_end(sr);
+			search_delta_end(sr);
 		}
 	}
 	if (found) {

@@ -166,10 +166,10 @@ struct search {
 	 * that exits within it fails nothing, so search_try replays none */
 	bool bound_sole;
 	uint8_t okseen[sizeof(struct cand)];
-	/* the candidate an expansion derives its candidates from (search.c
-	 * delta_begin): where it differs from its background, so that a
-	 * candidate that differs from it in a few bytes is encoded by
-	 * comparing those bytes only (push_delta); dbase NULL: none */
+	/* the candidate an expansion derives its candidates from
+	 * (search_delta_begin): where it differs from its background, so
+	 * that a candidate that differs from it in a few bytes is encoded by
+	 * comparing those bytes only (search_push_delta); dbase NULL: none */
 	const struct cand *dbase;
 	unsigned dbg;                  /* its background */
 	struct dspan { uint16_t lo, hi; } *dspans;  /* bytes [lo, hi) differ, in order */
@@ -201,4 +201,40 @@ bool search_bound_sole(const struct mon_check *c);
  * >= 0: that one), else 0. */
 int search_try(struct search *sr, const struct cand *cd, int want, unsigned *site,
 	       struct probe *pr);
+
+/* search.c: its hash tables (open addressing, keys + 1) */
+static inline uint64_t search_mix(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
+	return h;
+}
+/* Insert KEY into the table T of N slots; false if it was there. */
+bool search_set_add(uint64_t *t, unsigned n, uint64_t key);
+
+/* search_queue.c: the queue (sr->q), each candidate kept as the runs of
+ * bytes where it differs from a background; a candidate equal to one
+ * queued before is not queued again. */
+/* The queue is FIFO and every try pops one: a candidate behind the last
+ * one the budget reaches is never run. Tries + queued only grow (a try
+ * moves one from the queue to the tries), so once this holds it holds for
+ * the rest of the search. */
+bool search_budget_full(const struct search *sr);
+/* Queue CD (unless the budget is full or it was queued before). */
+void search_push(struct search *sr, const struct cand *cd);
+/* Queue T, which equals CD outside bytes [LO1, HI1) and [LO2, HI2)
+ * (LO1 <= HI1 <= LO2 <= HI2): as search_push(T), encoded from
+ * search_delta_begin's note when CD is its candidate. */
+void search_push_delta2(struct search *sr, const struct cand *cd, const struct cand *t,
+			size_t lo1, size_t hi1, size_t lo2, size_t hi2);
+/* The same with one range [LO, HI). */
+void search_push_delta(struct search *sr, const struct cand *cd, const struct cand *t, size_t lo,
+		       size_t hi);
+/* Note where CD differs from its background, for the pushes of one
+ * expansion of CD (search_delta_end after them). */
+void search_delta_begin(struct search *sr, const struct cand *cd);
+void search_delta_end(struct search *sr);
+/* The candidate queued as E. */
+void search_decode(const struct search *sr, const struct qent *e, struct cand *cd);
 #endif
