@@ -143,8 +143,8 @@ static void fast_resume(struct arena *a)
 }
 
 /* SIZE zeroed bytes at a multiple of ALIGN (8 or 16) in the current chunk,
- * or in a fresh one. */
-static void *alloc_aligned(struct arena *a, size_t size, size_t align)
+ * or in a fresh one: the out-of-line path of base.h's arena_alloc_align. */
+void *arena_alloc_slow(struct arena *a, size_t size, size_t align)
 {
 	struct chunk *c;
 	size_t need = (size + align - 1) & ~(align - 1), at = 0;
@@ -173,14 +173,9 @@ static void *alloc_aligned(struct arena *a, size_t size, size_t align)
 	return p;
 }
 
-void *arena_alloc_slow(struct arena *a, size_t size, size_t align)
-{
-	return alloc_aligned(a, size, align);
-}
-
 void *arena_adopt(struct arena *a, void *p, size_t size)
 {
-	struct owned *o = alloc_aligned(a, sizeof(*o), 8);
+	struct owned *o = arena_alloc8(a, sizeof(*o));
 
 	o->p = p;
 	o->next = a->owned;
