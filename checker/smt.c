@@ -865,14 +865,18 @@ int smt_encode(struct smt *s, const struct ssa_prog *p, const struct smt_input *
 		for (j = 0; j < b->ninsns && !s->failed; j++) {
 			const struct ssa_insn *v = b->insns[j];
 
-			if (en.done[v->id])
-				continue;
+			if (en.done[v->id] || v->kind == SSA_CONST)
+				continue;   /* a constant: at its first use (smt_use) */
 			e->val[v->id] = encode_value(&en, v);
 			en.done[v->id] = 1;
 		}
 		if (!s->failed)
 			leave_block(&en, b);
 	}
+	/* the constants no instruction used (read by e->val all the same) */
+	for (i = 0; i < p->nvalues && !s->failed; i++)
+		if (!en.done[i] && p->values[i]->kind == SSA_CONST)
+			smt_use(&en, i);
 	if (!s->failed)
 		encode_results(&en);
 	if (!s->failed) {

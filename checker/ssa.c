@@ -629,6 +629,7 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	} else {
 		err = lift_graph(&l);
 	}
+	lift_place_consts(&l);
 	p->values = arena_adopt(a, l.values.data, l.values.cap * sizeof(struct ssa_insn *));
 	p->nvalues = (uint32_t)l.values.len;
 	if (!err && !p->unsupported)

@@ -344,6 +344,8 @@ static const char *verify_block(const struct ssa_prog *p, const uint32_t *idom,
 		phis = false;
 		if (p->values[v->id] != v)
 			return "value table out of sync";
+		if (v->kind == SSA_CONST && b->id != 0)
+			return "constant outside the entry block";
 		for (k = 0; k < v->nargs; k++)
 			if ((err = check_use(p, idom, v->args[k], b->id)))
 				return err;

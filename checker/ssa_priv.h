@@ -52,6 +52,10 @@ struct lifter {
 	size_t merge_end;      /* insns of the block when its merge ended: phis
 	                        * are only made there (merge_word) */
 	bool map_value_oob;    /* a lifted block has ssa_insns_map_value_oob */
+	uint32_t *ctab;        /* the constants by value: ids, 0 = empty
+	                        * (open addressing, ctab_mask + 1 slots; malloc) */
+	uint32_t ctab_mask;
+	struct vec consts;     /* uint32_t: the constants' ids, as made (malloc) */
 };
 
 void lift_unsupported(struct lifter *l, const char *fmt, ...)
@@ -61,7 +65,12 @@ struct ssa_insn *lift_value(struct lifter *l, uint32_t v);
 /* A new instruction of kind K with N operands, appended to the block being
  * built. */
 struct ssa_insn *lift_emit(struct lifter *l, enum ssa_kind k, uint32_t n);
+/* The value of constant C: one per distinct C in a program, placed in the
+ * entry block when the lift ends (lift_place_consts). */
 uint32_t lift_const(struct lifter *l, int64_t c);
+/* The constants made by lift_const into the entry block, after its leading
+ * inputs and frame; frees the lifter's table. */
+void lift_place_consts(struct lifter *l);
 bool lift_is_const(struct lifter *l, uint32_t v, int64_t *c);
 /* The second operand of IN: register src or the immediate. */
 uint32_t lift_operand(struct lifter *l, const struct insn *in);

@@ -103,7 +103,7 @@ static const struct bpf_insn loop_prog[] = {
 };
 
 static const char loop_golden[] =
-	"; program main: 8 blocks, 26 values, 2 frames, loop bound 3, 1 unwinding markers\n"
+	"; program main: 8 blocks, 20 values, 2 frames, loop bound 3, 1 unwinding markers\n"
 	"; frame 1: func@9, called from frame 0 at insn 7\n"
 	"b0:    ; main frame 0\n"
 	"  v1 = input r1 (context)\n"
@@ -113,39 +113,33 @@ static const char loop_golden[] =
 	"  v5 = input r5\n"
 	"  v6 = frame 0 (r10)\n"
 	"  v7 = const 0\n"
+	"  v9 = const 0x1\n"
+	"  v10 = const 0x5\n"
+	"  v12 = const 0x2\n"
+	"  v14 = const 0x3\n"
 	"  goto b1\n"
 	"b1: <- b0    ; main frame 0\n"
 	"  v8 = add64 v2, v7    ; insn 2\n"
-	"  v9 = const 0x1\n"
-	"  v10 = const 0x1\n"
-	"  v11 = const 0x5\n"
-	"  if v10 < v11 goto b2 else b5\n"
-	"b2: <- b1 [v10 < v11]    ; main frame 0\n"
-	"  v12 = add64 v8, v10    ; insn 2\n"
-	"  v13 = const 0x1\n"
-	"  v14 = const 0x2\n"
-	"  v15 = const 0x5\n"
-	"  if v14 < v15 goto b3 else b5\n"
-	"b3: <- b2 [v14 < v15]    ; main frame 0\n"
-	"  v16 = add64 v12, v14    ; insn 2\n"
-	"  v17 = const 0x1\n"
-	"  v18 = const 0x3\n"
-	"  v19 = const 0x5\n"
-	"  if v18 < v19 goto b4 else b5\n"
-	"b4: <- b3 [v18 < v19]    ; main frame 0, loop bound reached\n"
+	"  if v9 < v10 goto b2 else b5\n"
+	"b2: <- b1 [v9 < v10]    ; main frame 0\n"
+	"  v11 = add64 v8, v9    ; insn 2\n"
+	"  if v12 < v10 goto b3 else b5\n"
+	"b3: <- b2 [v12 < v10]    ; main frame 0\n"
+	"  v13 = add64 v11, v12    ; insn 2\n"
+	"  if v14 < v10 goto b4 else b5\n"
+	"b4: <- b3 [v14 < v10]    ; main frame 0, loop bound reached\n"
 	"  unwind    ; loop bound reached: must be unreachable\n"
-	"b5: <- b1 [!(v10 < v11)], b2 [!(v14 < v15)], b3 [!(v18 < v19)]    ; main frame 0\n"
-	"  v20 = phi [b1: v8], [b2: v12], [b3: v16]    ; r0, fp0-8\n"
-	"  v21 = phi [b1: v10], [b2: v14], [b3: v18]    ; r1\n"
-	"  v22 = extract.u32 v20 @0    ; insn 6\n"
+	"b5: <- b1 [!(v9 < v10)], b2 [!(v12 < v10)], b3 [!(v14 < v10)]    ; main frame 0\n"
+	"  v15 = phi [b1: v8], [b2: v11], [b3: v13]    ; r0, fp0-8\n"
+	"  v16 = phi [b1: v9], [b2: v12], [b3: v14]    ; r1\n"
+	"  v17 = extract.u32 v15 @0    ; insn 6\n"
 	"  goto b6\n"
 	"b6: <- b5    ; func@9 frame 1\n"
-	"  v23 = frame 1 (r10)\n"
-	"  v24 = const 0x1\n"
-	"  v25 = add64 v21, v24    ; insn 10\n"
+	"  v18 = frame 1 (r10)\n"
+	"  v19 = add64 v16, v9    ; insn 10\n"
 	"  goto b7\n"
 	"b7: <- b6    ; main frame 0\n"
-	"  exit v25\n";
+	"  exit v19\n";
 
 START_TEST(loop_stack_call_dump)
 {
@@ -502,6 +496,49 @@ START_TEST(call_depth_over_8_is_unsupported)
 }
 END_TEST
 
+/* One value per distinct constant, in the entry block (lift_const): 100
+ * immediates added twice, the second time after a branch, and the branch's
+ * 50 (one of them) make 100 constants: more than the table's first 64
+ * slots hold. */
+START_TEST(constants_are_shared_in_the_entry_block)
+{
+	struct bpf_insn raw[2 * 100 + 4];
+	uint32_t n = 0, i, nconst = 0, b;
+	struct run r;
+
+	raw[n++] = (struct bpf_insn)MOV64_REG(0, 1);
+	for (i = 1; i <= 100; i++)
+		raw[n++] = (struct bpf_insn)ADD64_IMM(0, (int32_t)i);
+	raw[n++] = (struct bpf_insn)JLT_IMM(2, 50, 100);   /* to the exit or through */
+	for (i = 1; i <= 100; i++)
+		raw[n++] = (struct bpf_insn)ADD64_IMM(0, (int32_t)i);
+	raw[n++] = (struct bpf_insn)EXIT();
+	lift(&r, raw, n, 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_uint_gt(r.p->nblocks, 2);
+	for (i = 1; i < r.p->nvalues; i++) {
+		const struct ssa_insn *v = r.p->values[i], *w;
+		uint32_t j;
+
+		if (v->kind != SSA_CONST)
+			continue;
+		nconst++;
+		ck_assert_uint_eq(v->block, 0);
+		for (j = 1; j < i; j++) {
+			w = r.p->values[j];
+			ck_assert_msg(w->kind != SSA_CONST || w->imm != v->imm,
+				      "v%u and v%u are both const %lld", j, i, (long long)v->imm);
+		}
+	}
+	ck_assert_uint_eq(nconst, 100);
+	for (b = 0; b < r.p->blocks[0]->ninsns; b++)
+		if (r.p->blocks[0]->insns[b]->kind == SSA_CONST)
+			nconst--;
+	ck_assert_uint_eq(nconst, 0);
+	done(&r);
+}
+END_TEST
+
 /* Two constants fold to a constant with BPF's rules. */
 START_TEST(constants_fold)
 {
@@ -657,6 +694,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(tc, loop_stack_call_dump);
+	tcase_add_test(tc, constants_are_shared_in_the_entry_block);
 	tcase_add_test(tc, unrolling_is_linear_in_bound);
 	tcase_add_test(tc, too_many_blocks_is_unsupported);
 	tcase_add_test(tc, irreducible_is_not_modelled);
