@@ -3,7 +3,8 @@
  * lift OBJECT [LOOP_BOUND [REPS]]: check_load (object_open, decode), then
  * ssa_build of every program without instrumentation (cfg_build inside it,
  * timed apart: struct ssa_prog's ns_cfg), REPS times (default 1) with a
- * fresh arena each; the fastest run's times. Prints one line:
+ * fresh arena each; the fastest run's times. The heap is set up as the
+ * CLI's (heap_on_huge_page). Prints one line:
  *   bench-lift: insns=N load=S decode=S cfg=S ssa=S total=S blocks=B
  *     values=V unsupported=0|1 rss_start_kb=K peak_rss_kb=K
  * peak_rss_kb is the process's peak resident set (stats_peak_rss_kb);
@@ -83,6 +84,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: lift OBJECT [LOOP_BOUND [REPS]]\n");
 		return 2;
 	}
+	/* the heap as the CLI has it (main.c): on transparent huge pages
+	 * where they are on; bench.py runs one rep per process, as the CLI
+	 * lifts once, so that no rep reuses an earlier one's pages */
+	heap_on_huge_page();
 	start = stats_rss_kb();
 	for (i = 0; i < reps; i++) {
 		struct run r = { 0 };
