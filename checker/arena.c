@@ -354,11 +354,12 @@ static void malloc_defaults(void)
  * each check's IR, pre-pass and search, reused from check to check), about
  * 1.4 ms, against about 0.15 ms for one 2 MiB transparent huge page; and a
  * check with Z3 took 10,000-20,000 of them. glibc's main heap grows at its
- * top chunk: the heap is grown by 64 MiB at once (virtual memory: only what
- * is touched is backed), a pad fills it up to the next 2 MiB boundary
+ * top chunk: the heap is grown by heap_reserve at once (virtual memory:
+ * only what is touched is backed), a pad fills it up to the next 2 MiB boundary
  * (never touched, never freed), and the rest is marked MADV_HUGEPAGE, so
  * that the allocations that follow fault in 2 MiB at a time. Freed memory
- * is kept (a trim would split huge pages), and blocks up to 32 MiB come
+ * is kept (a trim would split huge pages, and a heap trimmed below the
+ * reservation grows again unmarked), and blocks up to 32 MiB come
  * from the heap instead of mappings of their own (glibc's default starts
  * at 128 KiB and follows the largest block freed up to 32 MiB; setting any
  * of these turns that off: Z3's blocks of 8-32 MiB were mapped afresh each
@@ -368,6 +369,17 @@ static void malloc_defaults(void)
  * cannot grow), nothing is advised and the process runs as before: only
  * its page faults depend on it (docs/architecture.md, "The heap on a huge
  * page"). */
+/* The heap reserved on huge pages: 1 GiB where neither limit is set (a
+ * million-instruction lift reallocates arrays of 10-50 MiB in the heap:
+ * beyond 64 MiB they faulted 4 KiB pages, most of its time), else 64 MiB
+ * (heap_on_huge_page returns before this below 1 GiB). Virtual memory:
+ * backed where touched. */
+static size_t heap_reserve(const struct rlimit *as, const struct rlimit *data)
+{
+	return as->rlim_cur == RLIM_INFINITY && data->rlim_cur == RLIM_INFINITY ? (size_t)1 << 30
+										    : (size_t)64 << 20;
+}
+
 void heap_on_huge_page(void)
 {
 #ifdef HEAP_HUGE_PAGE
@@ -387,9 +399,10 @@ void heap_on_huge_page(void)
 	/* mallopt answers 1 where glibc's malloc is the one in use; the three
 	 * are set together or not at all (a 64 MiB pad left for every later
 	 * growth would fail under a limit, see below) */
-	if (pad || mallopt(M_TOP_PAD, 64 << 20) != 1)
+	if (pad || mallopt(M_TOP_PAD, (int)heap_reserve(&as, &data)) != 1)
 		return;
-	if (mallopt(M_TRIM_THRESHOLD, 128 << 20) != 1 || mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1) {
+	if (mallopt(M_TRIM_THRESHOLD, (int)(heap_reserve(&as, &data) + (64 << 20))) != 1 ||
+	    mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1) {
 		malloc_defaults();
 		return;
 	}

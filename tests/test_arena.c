@@ -166,6 +166,23 @@ START_TEST(heap_on_huge_page_backs_blocks)
 	memset(p, 1, 256 << 10);
 	ck_assert_int_ge(huge_kb_at(p + (255 << 10)), 2048);  /* its first bytes may be in the page before */
 	free(p);
+	/* beyond the first 64 MiB, and after the blocks before are freed
+	 * (session 21): 9 blocks of 8 MiB (the heap's: below M_MMAP_THRESHOLD)
+	 * twice; the last one's mapping still has huge pages (it had none
+	 * where the heap grew past a 64 MiB reservation, or where a free
+	 * trimmed it and it grew again unmarked) */
+	for (int round = 0; round < 2; round++) {
+		unsigned char *b[9];
+
+		for (int i = 0; i < 9; i++) {
+			b[i] = malloc(8 << 20);
+			ck_assert_ptr_nonnull(b[i]);
+			memset(b[i], 1, 8 << 20);
+		}
+		ck_assert_int_ge(huge_kb_at(b[8] + (4 << 20)), 2048);
+		for (int i = 0; i < 9; i++)
+			free(b[i]);
+	}
 }
 END_TEST
 
