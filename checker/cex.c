@@ -497,7 +497,7 @@ static void walk_path(struct cx *x)
 				cc->tail_ret = tail_result(x, b);
 			}
 		}
-		if (b->note && !strcmp(b->note, "bpf_loop")) {
+		if (b->note == SSA_NOTE_BPF_LOOP) {
 			struct insn_ref ref = { .kind = INSN_REF_HELPER, .index = BPF_FUNC_loop };
 
 			new_call(x, b, b->last_slot, &ref, BPF_FUNC_loop);

@@ -184,7 +184,7 @@ static bool guide_step(const struct loaded *l, const struct ssa_prog *p, uint32_
 	const struct ssa_block *k = p->blocks[b];
 	int sec;
 
-	if (k->term != SSA_TERM_BRANCH || k->note || k->func < 0 || k->nsucc != 2 ||
+	if (k->term != SSA_TERM_BRANCH || k->note != SSA_NOTE_NONE || k->func < 0 || k->nsucc != 2 ||
 	    k->succ[0] == k->succ[1])
 		return false;
 	sec = p->o->funcs[k->func].sec;

@@ -46,7 +46,7 @@ static int lift(struct pair *d, struct side *sd, int func)
 		return -1;
 	}
 	for (b = 0; b < sd->p->nblocks; b++)
-		if (sd->p->blocks[b]->note && !strcmp(sd->p->blocks[b]->note, "bpf_loop")) {
+		if (sd->p->blocks[b]->note == SSA_NOTE_BPF_LOOP) {
 			snprintf(d->reason, sizeof(d->reason),
 				 "%s: bpf_loop is not supported by diff (its calls are not aligned)",
 				 sd->path);

@@ -199,6 +199,10 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 
 /* ---- blocks ------------------------------------------------------------ */
 
+/* one per node of the expanded program: its size is the lift's memory */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_block) == 64,
+	       "struct ssa_block is 64 bytes on 64-bit machines");
+
 static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id)
 {
 	struct ssa_block *b = arena_alloc(l->a, sizeof(*b));
@@ -206,9 +210,7 @@ static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id)
 
 	b->id = id;
 	b->func = c->func;
-	b->cfg_block = n->block;
 	b->frame = (uint16_t)c->frame;
-	b->ctx = n->ctx;
 	l->blk = b;
 	l->g = l->x->cfgs[c->func];
 	l->sec = l->g->sec;
@@ -216,7 +218,6 @@ static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id)
 	l->slot = l->g->blocks[n->block].first;
 	l->insns.len = 0;
 	l->merge_end = 0;
-	b->first_slot = l->g->blocks[n->block].first;
 	b->last_slot = l->g->blocks[n->block].last;
 }
 
@@ -257,7 +258,7 @@ static void place_phis_first(struct lifter *l)
 /* End the block with a branch the lift makes up (tail call, bpf_loop):
  * if (a op imm) succ[0] else succ[1]. */
 static void set_synthetic_branch(struct lifter *l, enum isa_op op, bool is64,
-				 uint32_t a, int64_t imm, const char *note)
+				 uint32_t a, int64_t imm, enum ssa_note note)
 {
 	struct ssa_block *b = l->blk;
 
@@ -266,7 +267,7 @@ static void set_synthetic_branch(struct lifter *l, enum isa_op op, bool is64,
 	b->cond64 = is64;
 	b->a = a;
 	b->b = lift_const(l, imm);
-	b->note = note;
+	b->note = (uint8_t)note;
 }
 
 /* The block's instructions are counted: add them to the insns ghost. */
@@ -307,7 +308,7 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 						       &l->st->regs[1], 0, false);
 				f->loop_nr = l->st->regs[1];
 				f->loop_ctx = l->st->regs[3];
-				b->note = "bpf_loop";
+				b->note = SSA_NOTE_BPF_LOOP;
 				l->blk_steps++;
 				continue;
 			}
@@ -330,23 +331,20 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 		} else if (cb->term == CFG_TERM_CALL && last->ref.kind == INSN_REF_HELPER &&
 			   last->imm == BPF_FUNC_tail_call) {
 			/* r0 == 0: the tail call was taken */
-			set_synthetic_branch(l, ISA_JEQ, true, l->st->regs[0], 0,
-					     "bpf_tail_call: taken if r0 == 0");
+			set_synthetic_branch(l, ISA_JEQ, true, l->st->regs[0], 0, SSA_NOTE_TAIL_IF);
 		}
 		break;
 	case XN_CB_TEST:   /* iteration k < nr_loops */
 		l->slot = cb->last;
-		set_synthetic_branch(l, ISA_JGT, false, f->loop_nr, n->k,
-				     "bpf_loop: next iteration?");
+		set_synthetic_branch(l, ISA_JGT, false, f->loop_nr, n->k, SSA_NOTE_LOOP_NEXT);
 		break;
 	case XN_CB_NEXT:   /* the callback returned nonzero: stop */
 		l->slot = cb->last;
-		set_synthetic_branch(l, ISA_JNE, true, l->st->regs[0], 0,
-				     "bpf_loop: callback asked to stop?");
+		set_synthetic_branch(l, ISA_JNE, true, l->st->regs[0], 0, SSA_NOTE_LOOP_STOP);
 		break;
 	case XN_CB_DONE:
 		l->slot = cb->last;
-		b->note = "bpf_loop: done, r0 = iterations";
+		b->note = SSA_NOTE_LOOP_DONE;
 		if (l->hooks && l->hooks->call) {
 			/* the call's arguments are gone: nr_loops and ctx were
 			 * kept, the callback and flags are any value */
@@ -362,14 +360,14 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 		t->size = 8;
 		b->term = SSA_TERM_EXIT;
 		b->a = t->id;
-		b->note = "bpf_tail_call taken: the program returns what the callee returns";
+		b->note = SSA_NOTE_TAIL_TAKEN;
 		if (l->hooks && l->hooks->exit)
 			l->hooks->exit(l->hooks->arg, (struct ssa_lift *)l, b->a);
 		break;
 	}
 	case XN_UNWIND:
 		b->term = SSA_TERM_UNWIND;
-		b->note = "loop bound reached";
+		b->note = SSA_NOTE_UNWIND;
 		l->p->nunwind++;
 		break;
 	}

@@ -122,12 +122,28 @@ struct ssa_insn {
 	uint32_t args[];          /* nargs operands */
 };
 
-/* Fields are ordered so that the struct has no padding inside (80 bytes;
- * one per node of the expanded program). */
+/* What a block the lift makes up, or one with a note, is (ssa_note_text). */
+enum ssa_note {
+	SSA_NOTE_NONE,
+	SSA_NOTE_BPF_LOOP,        /* "bpf_loop": its block ends with the call */
+	SSA_NOTE_LOOP_NEXT,       /* bpf_loop: next iteration? */
+	SSA_NOTE_LOOP_STOP,       /* bpf_loop: the callback asked to stop? */
+	SSA_NOTE_LOOP_DONE,       /* bpf_loop: done, r0 = iterations */
+	SSA_NOTE_TAIL_IF,         /* bpf_tail_call: taken if r0 == 0 */
+	SSA_NOTE_TAIL_TAKEN,      /* bpf_tail_call taken: returns what the callee returns */
+	SSA_NOTE_UNWIND,          /* loop bound reached */
+	SSA_NOTE_N
+};
+
+/* The text of a block's note (enum ssa_note), NULL for none. */
+const char *ssa_note_text(unsigned note);
+
+/* Fields are ordered so that the struct has no padding inside but its end
+ * (64 bytes, one per node of the expanded program: 80 until session 21,
+ * with a note pointer and three origin fields nothing read). */
 struct ssa_block {
 	struct ssa_insn **insns;  /* phis first */
 	uint32_t *preds;          /* one per incoming edge, the phi order */
-	const char *note;         /* synthetic blocks: what they are */
 	uint32_t id;
 	uint32_t ninsns;
 	uint32_t a, b;            /* BRANCH operands, EXIT value */
@@ -135,14 +151,13 @@ struct ssa_block {
 	uint32_t npreds;
 	/* origin */
 	int func;                 /* index in o->funcs, -1 for synthetic blocks */
-	int cfg_block;
-	uint32_t ctx;             /* expansion context (see ssa_block_context) */
-	uint32_t first_slot, last_slot;
+	uint32_t last_slot;       /* the cfg block's last instruction slot */
 	uint16_t frame;           /* origin: the frame */
 	enum ssa_term term : 8;
 	uint8_t cond_op;          /* BRANCH: enum isa_op (JEQ .. JSLE) */
 	bool cond64;
 	uint8_t nsucc;            /* entries of succ: at most 2 */
+	uint8_t note;             /* enum ssa_note */
 };
 
 /* The reference of a value that has none: all zero, INSN_REF_NONE. */

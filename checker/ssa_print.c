@@ -266,7 +266,7 @@ void ssa_print(const struct ssa_prog *p, FILE *out)
 		fprintf(out, "    ; %s frame %u", o && b->func >= 0 ? o->funcs[b->func].name : "code",
 			b->frame);
 		if (b->note)
-			fprintf(out, ", %s", b->note);
+			fprintf(out, ", %s", ssa_note_text(b->note));
 		fputc('\n', out);
 		for (j = 0; j < b->ninsns; j++)
 			print_insn(p, b, b->insns[j], out);
@@ -287,6 +287,22 @@ void ssa_print(const struct ssa_prog *p, FILE *out)
 			break;
 		}
 	}
+}
+
+const char *ssa_note_text(unsigned note)
+{
+	static const char *const text[SSA_NOTE_N] = {
+		[SSA_NOTE_BPF_LOOP] = "bpf_loop",
+		[SSA_NOTE_LOOP_NEXT] = "bpf_loop: next iteration?",
+		[SSA_NOTE_LOOP_STOP] = "bpf_loop: callback asked to stop?",
+		[SSA_NOTE_LOOP_DONE] = "bpf_loop: done, r0 = iterations",
+		[SSA_NOTE_TAIL_IF] = "bpf_tail_call: taken if r0 == 0",
+		[SSA_NOTE_TAIL_TAKEN] =
+			"bpf_tail_call taken: the program returns what the callee returns",
+		[SSA_NOTE_UNWIND] = "loop bound reached",
+	};
+
+	return note < SSA_NOTE_N ? text[note] : NULL;
 }
 
 /* ---- verifier ---------------------------------------------------------- */
