@@ -202,6 +202,9 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 /* one per node of the expanded program: its size is the lift's memory */
 _Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_block) == 64,
 	       "struct ssa_block is 64 bytes on 64-bit machines");
+/* one per value (with its operands after it) */
+_Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_insn) == 48,
+	       "struct ssa_insn is 48 bytes on 64-bit machines");
 
 static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id)
 {
@@ -213,7 +216,6 @@ static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id)
 	b->frame = (uint16_t)c->frame;
 	l->blk = b;
 	l->g = l->x->cfgs[c->func];
-	l->sec = l->g->sec;
 	l->frame = (uint16_t)c->frame;
 	l->slot = l->g->blocks[n->block].first;
 	l->insns.len = 0;

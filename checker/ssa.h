@@ -92,19 +92,18 @@ struct ssa_memarg {
 	uint32_t *wvals;
 };
 
-/* Fields are ordered so that the struct has no padding inside (56 bytes:
- * one per value, so at a million instructions it is most of the lift's
- * memory, docs/architecture.md "Lift memory layout"); the operands are its
- * last member, in the same allocation (lift_emit). */
+/* Fields are ordered so that the struct has no padding inside but a byte
+ * (48 bytes: one per value, so at a million instructions it is most of the
+ * lift's memory, docs/architecture.md "Lift memory layout"; 56 until
+ * session 21, with the section, which the frame gives: ssa_value_sec); the
+ * operands are its last member, in the same allocation (lift_emit). */
 struct ssa_insn {
 	uint32_t id;        /* value number: printed v<id> */
 	uint32_t nargs;
 	int64_t imm;
-	/* origin */
-	int sec;
+	/* origin: slot SLOT of the section of the function running in FRAME */
 	uint32_t slot;
 	uint32_t block;
-	uint16_t tframe, tslot;   /* SLOTLOAD / SLOTSTORE: the stack accessed */
 	uint16_t frame;           /* origin: the frame */
 	enum ssa_kind kind : 8;
 	uint8_t op;         /* ALU/UNARY: enum isa_op; ATOMIC: enum isa_atomic */
@@ -112,9 +111,12 @@ struct ssa_insn {
 	uint8_t nmem;       /* CALL: entries of mem (one per argument: <= 5) */
 	bool is64 : 1, sx : 1, fetch : 1;
 	bool mon : 1;             /* LOAD emitted by the instrumentation (a spec's read) */
-	union {
+	union {                   /* by kind: */
 		const char *var;          /* PHI: the variable it merges ("r3", "fp0-8") */
 		struct ssa_memarg *mem;   /* CALL, nmem entries */
+		struct {
+			uint16_t tframe, tslot;   /* SLOTLOAD / SLOTSTORE: the stack accessed */
+		};
 	};
 	/* ADDR, CALL (kfunc/helper): the decoded instruction's reference (it
 	 * outlives the IR); every other kind: ssa_noref (INSN_REF_NONE) */
@@ -137,6 +139,11 @@ enum ssa_note {
 
 /* The text of a block's note (enum ssa_note), NULL for none. */
 const char *ssa_note_text(unsigned note);
+
+struct ssa_prog;
+/* The section of value V's slot: the section of the function running in
+ * V's frame (-1 where P has no such frame or object). */
+int ssa_value_sec(const struct ssa_prog *p, const struct ssa_insn *v);
 
 /* Fields are ordered so that the struct has no padding inside but its end
  * (64 bytes, one per node of the expanded program: 80 until session 21,

@@ -44,7 +44,6 @@ static struct ssa_insn *new_value(struct lifter *l, enum ssa_kind k, uint32_t n)
 	in->ref = &ssa_noref;
 	in->id = (uint32_t)l->values.len;
 	in->nargs = n;
-	in->sec = l->sec;
 	in->slot = l->slot;
 	in->frame = l->frame;
 	in->block = l->blk ? l->blk->id : 0;

@@ -205,8 +205,9 @@ static void print_insn(const struct ssa_prog *p, const struct ssa_block *b,
 		break;
 	}
 	if (v->kind != SSA_PHI && v->kind != SSA_CONST && v->kind != SSA_INPUT &&
-	    v->kind != SSA_FRAME && p->o && v->sec >= 0) {
-		const struct obj_line *ln = object_line_at(&p->o->sections[v->sec], v->slot);
+	    v->kind != SSA_FRAME && p->o && ssa_value_sec(p, v) >= 0) {
+		const struct obj_line *ln = object_line_at(&p->o->sections[ssa_value_sec(p, v)],
+							   v->slot);
 
 		fprintf(out, "    ; insn %u", v->slot);
 		char path[512];
@@ -287,6 +288,16 @@ void ssa_print(const struct ssa_prog *p, FILE *out)
 			break;
 		}
 	}
+}
+
+int ssa_value_sec(const struct ssa_prog *p, const struct ssa_insn *v)
+{
+	int f;
+
+	if (!p->o || v->frame >= p->nframes)
+		return -1;
+	f = p->frames[v->frame].func;
+	return f >= 0 && (uint32_t)f < p->o->nfuncs ? p->o->funcs[f].sec : -1;
 }
 
 const char *ssa_note_text(unsigned note)

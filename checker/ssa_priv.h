@@ -42,7 +42,6 @@ struct lifter {
 	struct ssa_block *blk;
 	struct state *st;      /* the state being advanced */
 	const struct cfg *g;
-	int sec;
 	uint32_t slot;
 	uint16_t frame;
 	const struct ssa_hooks *hooks;

@@ -81,13 +81,15 @@ struct flow {                     /* one struct_ops map */
 	int init, dispatch;       /* their programs (o->funcs), or -1 */
 };
 
-static const char *site(const struct object *o, const struct ssa_insn *v,
+static const char *site(const struct ssa_prog *p, const struct ssa_insn *v,
 			const char *prog, struct arena *a)
 {
+	const struct object *o = p->o;
 	const struct obj_line *ln = NULL;
+	int sec = ssa_value_sec(p, v);
 
-	if (v->sec >= 0 && (uint32_t)v->sec < o->nsections)
-		ln = object_line_at(&o->sections[v->sec], v->slot);
+	if (sec >= 0 && (uint32_t)sec < o->nsections)
+		ln = object_line_at(&o->sections[sec], v->slot);
 	if (ln && ln->file) {               /* the file's name only: messages stay short */
 		const char *base = strrchr(ln->file, '/');
 
@@ -195,9 +197,9 @@ static void collect_prog(const struct loaded *l, struct flow *f, int func,
 			sym = ob->kfuncs[v->ref->index].name;
 			if (name_in(sym, hidden_insert_names))
 				f->unknown = arena_printf(out, "the insert in %s keeps its DSQ id behind a pointer (%s)",
-							  site(ob, v, prog, out), sym);
+							  site(p, v, prog, out), sym);
 			else if (name_in(sym, insert_names))
-				enumerate(f, s, e, v, site(ob, v, prog, out), o->timeout_ms, out);
+				enumerate(f, s, e, v, site(p, v, prog, out), o->timeout_ms, out);
 		}
 done:
 	smt_free(s);
