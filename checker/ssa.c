@@ -420,10 +420,20 @@ static void state_put(struct lifter *l, struct state *s)
 	*(struct state **)buf_push(&l->spare, sizeof(s)) = s;
 }
 
-struct pedge {
-	const struct xedge *e;
-	uint32_t src;
-};
+/* An incoming edge of a node: its source node and which of the source's
+ * successors it is, as SRC * 2 + J (4 bytes an edge: a million-node lift
+ * has 1.7M edges; lift_graph keeps the nodes below 2^31). */
+typedef uint32_t pedge;
+
+static uint32_t pedge_src(pedge p)
+{
+	return p >> 1;
+}
+
+static const struct xedge *pedge_edge(const struct xgraph *x, pedge p)
+{
+	return &x->nodes[p >> 1].succ[p & 1];
+}
 
 static void entry_state(struct lifter *l, struct state *st)
 {
@@ -455,7 +465,7 @@ static void entry_state(struct lifter *l, struct state *st)
 
 /* The incoming edges of every node, sources in topological order, in one
  * array: node N's are (*pe)[start[N] .. start[N] + npreds). */
-static void incoming_edges(const struct xgraph *x, uint32_t **start, struct pedge **pe)
+static void incoming_edges(const struct xgraph *x, uint32_t **start, pedge **pe)
 {
 	uint32_t *fill = calloc_big(x->nnodes + 1, sizeof(uint32_t));
 	uint32_t i, j, t, total = 0;
@@ -468,7 +478,7 @@ static void incoming_edges(const struct xgraph *x, uint32_t **start, struct pedg
 		total += x->nodes[i].npreds;
 	}
 	(*start)[x->nnodes] = total;
-	*pe = calloc_big(total + 1, sizeof(struct pedge));
+	*pe = calloc_big(total + 1, sizeof(pedge));
 	if (!*pe)
 		abort();
 	for (t = 0; t < x->nnodes; t++) {
@@ -476,10 +486,8 @@ static void incoming_edges(const struct xgraph *x, uint32_t **start, struct pedg
 
 		for (j = 0; j < n->nsucc; j++) {
 			uint32_t to = n->succ[j].to;
-			struct pedge *p = &(*pe)[(*start)[to] + fill[to]++];
 
-			p->e = &n->succ[j];
-			p->src = x->order[t];
+			(*pe)[(*start)[to] + fill[to]++] = x->order[t] * 2 + j;
 		}
 	}
 	free(fill);
@@ -489,7 +497,7 @@ static void incoming_edges(const struct xgraph *x, uint32_t **start, struct pedg
  * carries its source's state (taken over when that was the source's last
  * successor); at a join the edges' states are merged. */
 static struct state *node_state(struct lifter *l, const struct xnode *n,
-				const struct pedge *pe, struct state **out,
+				const pedge *pe, struct state **out,
 				uint32_t *left, struct state **ins)
 {
 	const struct xgraph *x = l->x;
@@ -497,7 +505,7 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 	uint32_t i;
 
 	if (n->npreds == 1) {
-		uint32_t src = pe[0].src;
+		uint32_t src = pedge_src(pe[0]);
 
 		if (left[src] == 1) {
 			st = out[src];
@@ -508,18 +516,18 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 		}
 		left[src]--;
 		l->st = st;
-		apply_edge(l, st, pe[0].e);
+		apply_edge(l, st, pedge_edge(x, pe[0]));
 		l->blk->preds[0] = x->nodes[src].topo;
 		return st;
 	}
 	st = state_get(l);
 	l->st = st;
 	for (i = 0; i < n->npreds; i++) {
-		uint32_t src = pe[i].src;
+		uint32_t src = pedge_src(pe[i]);
 
 		ins[i] = state_get(l);
 		state_copy(ins[i], out[src]);
-		apply_edge(l, ins[i], pe[i].e);
+		apply_edge(l, ins[i], pedge_edge(x, pe[i]));
 		l->blk->preds[i] = x->nodes[src].topo;
 		if (--left[src] == 0) {
 			state_put(l, out[src]);
@@ -538,7 +546,7 @@ static int lift_graph(struct lifter *l)
 	struct state **out = calloc_big(x->nnodes, sizeof(*out));
 	struct state **ins = NULL;
 	uint32_t *left = calloc_big(x->nnodes, sizeof(uint32_t)), *start;
-	struct pedge *pe;
+	pedge *pe;
 	uint32_t i, j, t, maxp = 1;
 
 	if (!out || !left)
@@ -626,6 +634,8 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	undef->size = 8;
 	if (l.x->unsupported) {
 		p->unsupported = l.x->unsupported;
+	} else if (l.x->nnodes > UINT32_MAX / 2) {
+		p->unsupported = "more than 2^31 nodes after unrolling";   /* pedge */
 	} else {
 		err = lift_graph(&l);
 	}
