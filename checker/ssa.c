@@ -48,8 +48,8 @@ static void apply_edge(struct lifter *l, struct state *s, const struct xedge *e)
 		fp = lift_emit(l, SSA_FRAME, 0);
 		fp->imm = e->frame;
 		fp->size = 8;
-		lift_ptr(l, fp->id)->kind = PTR_FP;
-		lift_ptr(l, fp->id)->frame = (uint16_t)e->frame;
+		lift_ptr_set(l, fp->id, (struct ptrinfo){ .kind = PTR_FP,
+							  .frame = (uint16_t)e->frame });
 		s->regs[ISA_REG_FP] = fp->id;
 		if (e->act == XE_PUSH_CB) {
 			s->regs[1] = lift_const(l, e->imm);
@@ -72,19 +72,19 @@ static void apply_edge(struct lifter *l, struct state *s, const struct xedge *e)
 
 static void phi_ptr(struct lifter *l, struct ssa_insn *phi)
 {
-	struct ptrinfo acc = *lift_ptr(l, phi->args[0]);
+	struct ptrinfo acc = lift_ptr(l, phi->args[0]);
 	uint32_t i;
 
 	for (i = 1; i < phi->nargs; i++) {
-		struct ptrinfo *o = lift_ptr(l, phi->args[i]);
+		struct ptrinfo o = lift_ptr(l, phi->args[i]);
 
-		if (acc.kind == PTR_NONE && o->kind == PTR_NONE)
+		if (acc.kind == PTR_NONE && o.kind == PTR_NONE)
 			continue;
-		if (acc.kind == PTR_FP && o->kind == PTR_FP && acc.frame == o->frame &&
-		    acc.off == o->off)
+		if (acc.kind == PTR_FP && o.kind == PTR_FP && acc.frame == o.frame &&
+		    acc.off == o.off)
 			continue;
 		if ((acc.kind == PTR_FP || acc.kind == PTR_FPDYN) &&
-		    (o->kind == PTR_FP || o->kind == PTR_FPDYN) && acc.frame == o->frame) {
+		    (o.kind == PTR_FP || o.kind == PTR_FPDYN) && acc.frame == o.frame) {
 			acc.kind = PTR_FPDYN;
 			continue;
 		}
@@ -92,7 +92,7 @@ static void phi_ptr(struct lifter *l, struct ssa_insn *phi)
 		 * accesses through it are not resolved */
 		acc.kind = PTR_MIXED;
 	}
-	*lift_ptr(l, phi->id) = acc;
+	lift_ptr_set(l, phi->id, acc);
 }
 
 static void merge_word(struct lifter *l, struct state **in, uint32_t n,
@@ -450,7 +450,7 @@ static void entry_state(struct lifter *l, struct state *st)
 	}
 	v = lift_emit(l, SSA_FRAME, 0);
 	v->size = 8;
-	lift_ptr(l, v->id)->kind = PTR_FP;
+	lift_ptr_set(l, v->id, (struct ptrinfo){ .kind = PTR_FP });
 	st->regs[ISA_REG_FP] = v->id;
 	if (l->hooks) {
 		uint32_t zero = lift_const(l, 0);
@@ -646,7 +646,8 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 		p->unsupported = ssa_undef_use(p);   /* ssa_undef.c */
 	if (!err && !p->unsupported && !p->bare && l.map_value_oob)
 		p->unsupported = SSA_MAP_VALUE_OOB;   /* ssa_map_value_oob, block by block */
-	buf_free(&l.ptrs);
+	buf_free(&l.pkind);
+	free(l.ptab);
 	buf_free(&l.insns);
 	if (err)
 		return err;

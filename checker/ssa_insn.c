@@ -25,9 +25,67 @@ void lift_unsupported(struct lifter *l, const char *fmt, ...)
 
 const struct insn_ref ssa_noref;
 
-struct ptrinfo *lift_ptr(struct lifter *l, uint32_t v)
+static uint32_t ptr_hash(uint32_t v)
 {
-	return &((struct ptrinfo *)l->ptrs.data)[v];
+	return v * 0x9e3779b1u;
+}
+
+struct ptrinfo lift_ptr(const struct lifter *l, uint32_t v)
+{
+	struct ptrinfo r = { .kind = ((const uint8_t *)l->pkind.data)[v] };
+	uint32_t h;
+
+	if (r.kind == PTR_NONE)
+		return r;
+	for (h = ptr_hash(v) & l->ptab_mask; l->ptab[h].id != v; h = (h + 1) & l->ptab_mask)
+		if (!l->ptab[h].id) {
+			r.kind = PTR_MIXED;   /* no record (cannot happen): not resolved */
+			return r;
+		}
+	r.frame = l->ptab[h].frame;
+	r.off = l->ptab[h].off;
+	return r;
+}
+
+/* Double the pointer table (initially 64 entries). */
+static void ptab_grow(struct lifter *l)
+{
+	uint32_t n = l->ptab ? (l->ptab_mask + 1) * 2 : 64, i, h;
+	struct ptrent *t = calloc(n, sizeof(*t));
+
+	if (!t)
+		abort();
+	for (i = 0; l->ptab && i <= l->ptab_mask; i++) {
+		if (!l->ptab[i].id)
+			continue;
+		for (h = ptr_hash(l->ptab[i].id) & (n - 1); t[h].id; h = (h + 1) & (n - 1))
+			;
+		t[h] = l->ptab[i];
+	}
+	free(l->ptab);
+	l->ptab = t;
+	l->ptab_mask = n - 1;
+}
+
+/* A value's record is kept once made (its kind byte says whether it is
+ * read); value 0, UNDEF, is never a pointer, so id 0 marks an empty slot. */
+void lift_ptr_set(struct lifter *l, uint32_t v, struct ptrinfo pi)
+{
+	uint32_t h;
+
+	((uint8_t *)l->pkind.data)[v] = pi.kind;
+	if (pi.kind == PTR_NONE)
+		return;
+	if ((l->nptab + 1) * 2 > l->ptab_mask)
+		ptab_grow(l);
+	for (h = ptr_hash(v) & l->ptab_mask; l->ptab[h].id && l->ptab[h].id != v;
+	     h = (h + 1) & l->ptab_mask)
+		;
+	if (!l->ptab[h].id)
+		l->nptab++;
+	l->ptab[h].id = v;
+	l->ptab[h].frame = pi.frame;
+	l->ptab[h].off = pi.off;
 }
 
 struct ssa_insn *lift_value(struct lifter *l, uint32_t v)
@@ -48,7 +106,7 @@ static struct ssa_insn *new_value(struct lifter *l, enum ssa_kind k, uint32_t n)
 	in->frame = l->frame;
 	in->block = l->blk ? l->blk->id : 0;
 	*(struct ssa_insn **)buf_push(&l->values, sizeof(in)) = in;
-	buf_push(&l->ptrs, sizeof(struct ptrinfo));
+	buf_push(&l->pkind, 1);       /* PTR_NONE */
 	return in;
 }
 
@@ -168,24 +226,24 @@ static int frame_index(struct lifter *l, uint16_t f)
 static int stack_loc(struct lifter *l, uint32_t v, int16_t off, unsigned size,
 		     int *fi, unsigned *slot, unsigned *byte)
 {
-	struct ptrinfo *pi = lift_ptr(l, v);
+	struct ptrinfo pi = lift_ptr(l, v);
 	int64_t o;
 
-	if (pi->kind == PTR_NONE)
+	if (pi.kind == PTR_NONE)
 		return 0;
-	if (pi->kind == PTR_MIXED) {
+	if (pi.kind == PTR_MIXED) {
 		lift_unsupported(l, "insn %u: access through a pointer that is a stack pointer on some paths only",
 				 l->slot);
 		return -1;
 	}
-	*fi = frame_index(l, pi->frame);
+	*fi = frame_index(l, pi.frame);
 	if (*fi < 0) {
 		lift_unsupported(l, "insn %u: access to the stack of a function that has returned", l->slot);
 		return -1;
 	}
-	if (pi->kind == PTR_FPDYN)
+	if (pi.kind == PTR_FPDYN)
 		return 2;
-	o = (int64_t)pi->off + off + ISA_STACK_SIZE;
+	o = (int64_t)pi.off + off + ISA_STACK_SIZE;
 	if (o < 0 || o + size > ISA_STACK_SIZE) {
 		lift_unsupported(l, "insn %u: stack access out of bounds (r10%+lld)", l->slot,
 			    (long long)(o - ISA_STACK_SIZE));
@@ -281,30 +339,32 @@ uint32_t lift_operand(struct lifter *l, const struct insn *in)
 void lift_ptr_alu(struct lifter *l, uint32_t v, const struct insn *in,
 		  uint32_t a, uint32_t b)
 {
-	struct ptrinfo *pa = lift_ptr(l, a), *pb = lift_ptr(l, b), *pv = lift_ptr(l, v);
+	struct ptrinfo pa = lift_ptr(l, a), pb = lift_ptr(l, b), pv = { .kind = PTR_NONE };
 	int64_t c;
 
-	if (!in->is64 || (pa->kind == PTR_NONE && pb->kind == PTR_NONE))
+	if (!in->is64 || (pa.kind == PTR_NONE && pb.kind == PTR_NONE))
 		return;
-	if (pa->kind == PTR_MIXED || pb->kind == PTR_MIXED) {
-		pv->kind = PTR_MIXED;
+	if (pa.kind == PTR_MIXED || pb.kind == PTR_MIXED) {
+		pv.kind = PTR_MIXED;
+		lift_ptr_set(l, v, pv);
 		return;
 	}
-	if (pa->kind != PTR_NONE && pb->kind != PTR_NONE)
+	if (pa.kind != PTR_NONE && pb.kind != PTR_NONE)
 		return; /* pointer - pointer is a number */
-	pv->kind = PTR_FPDYN;
-	pv->frame = pa->kind != PTR_NONE ? pa->frame : pb->frame;
-	if (pa->kind == PTR_FP && lift_is_const(l, b, &c) && (in->op == ISA_ADD || in->op == ISA_SUB)) {
-		int64_t off = pa->off + (in->op == ISA_ADD ? c : -c);
+	pv.kind = PTR_FPDYN;
+	pv.frame = pa.kind != PTR_NONE ? pa.frame : pb.frame;
+	if (pa.kind == PTR_FP && lift_is_const(l, b, &c) && (in->op == ISA_ADD || in->op == ISA_SUB)) {
+		int64_t off = pa.off + (in->op == ISA_ADD ? c : -c);
 
 		if (off >= INT32_MIN && off <= INT32_MAX) {
-			pv->kind = PTR_FP;
-			pv->off = (int32_t)off;
+			pv.kind = PTR_FP;
+			pv.off = (int32_t)off;
 		}
-	} else if (pb->kind == PTR_FP && in->op == ISA_ADD && lift_is_const(l, a, &c)) {
-		pv->kind = PTR_FP;
-		pv->off = (int32_t)(pb->off + c);
+	} else if (pb.kind == PTR_FP && in->op == ISA_ADD && lift_is_const(l, a, &c)) {
+		pv.kind = PTR_FP;
+		pv.off = (int32_t)(pb.off + c);
 	}
+	lift_ptr_set(l, v, pv);
 }
 
 /* Constant folding of ALU operations on two constants (exact BPF rules:
@@ -654,7 +714,7 @@ static void lift_call(struct lifter *l, const struct insn *in, const struct insn
 		wsize[nmem] = written_size(l, in, i);
 		mem[nmem].written = wsize[nmem] != 0;
 		mem[nmem].frame = (uint16_t)l->st->fr[fi].id;
-		mem[nmem].off = (int16_t)(lift_ptr(l, l->st->regs[i])->off);
+		mem[nmem].off = (int16_t)(lift_ptr(l, l->st->regs[i]).off);
 		mem[nmem].first = (uint16_t)(5 + nslots);
 		mem[nmem].nslots = (uint16_t)(SSA_SLOTS - s);
 		nslots += SSA_SLOTS - s;

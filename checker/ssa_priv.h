@@ -32,12 +32,22 @@ struct ptrinfo {
 	int32_t off;
 };
 
+struct ptrent {
+	uint32_t id;
+	uint16_t frame;
+	int32_t off;
+};
+
 struct lifter {
 	struct ssa_prog *p;
 	struct xgraph *x;
 	struct arena *a;
 	struct vec values;     /* struct ssa_insn * (malloc, then the arena's) */
-	struct vec ptrs;       /* struct ptrinfo, by value id (malloc) */
+	struct vec pkind;      /* uint8_t enum ptr_kind, by value id (malloc) */
+	struct ptrent *ptab;   /* frame and offset of the values whose kind is
+	                        * not PTR_NONE: open addressing by id, 0 empty,
+	                        * ptab_mask + 1 entries (malloc) */
+	uint32_t ptab_mask, nptab;
 	struct vec insns;      /* of the block being built (malloc) */
 	struct ssa_block *blk;
 	struct state *st;      /* the state being advanced */
@@ -59,7 +69,11 @@ struct lifter {
 
 void lift_unsupported(struct lifter *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-struct ptrinfo *lift_ptr(struct lifter *l, uint32_t v);
+/* What value V points to (PTR_NONE for most values: only the stack's
+ * pointers have a record, lifter.ptab). */
+struct ptrinfo lift_ptr(const struct lifter *l, uint32_t v);
+/* Set what value V points to. */
+void lift_ptr_set(struct lifter *l, uint32_t v, struct ptrinfo pi);
 struct ssa_insn *lift_value(struct lifter *l, uint32_t v);
 /* A new instruction of kind K with N operands, appended to the block being
  * built. */

@@ -539,6 +539,36 @@ START_TEST(constants_are_shared_in_the_entry_block)
 }
 END_TEST
 
+/* What a value points to is kept for the stack's pointers only (lift_ptr,
+ * lifter.ptab): 200 pointers r10 - 8k, more than the table's first 64
+ * entries, each stored through and read back: every access a stack slot
+ * (no memory load or store), and the value read is the last one written. */
+START_TEST(many_stack_pointers_resolve)
+{
+	struct bpf_insn raw[3 * 200 + 3];
+	uint32_t n = 0, i, nmem = 0;
+	struct run r;
+
+	for (i = 0; i < 200; i++) {
+		raw[n++] = (struct bpf_insn)MOV64_REG(3, 10);
+		raw[n++] = (struct bpf_insn)ADD64_IMM(3, -8 * (int32_t)(i % 64 + 1));
+		raw[n++] = (struct bpf_insn)STX_DW(3, 2, 0);
+	}
+	raw[n++] = (struct bpf_insn)MOV64_REG(3, 10);
+	raw[n++] = (struct bpf_insn)LDX_DW(0, 3, -8);
+	raw[n++] = (struct bpf_insn)EXIT();
+	lift(&r, raw, n, 4, 0);
+	ck_assert_int_eq(r.err, 0);
+	ck_assert_ptr_null(r.p->unsupported);
+	for (i = 1; i < r.p->nvalues; i++)
+		if (r.p->values[i]->kind == SSA_LOAD || r.p->values[i]->kind == SSA_STORE)
+			nmem++;
+	ck_assert_uint_eq(nmem, 0);
+	ck_assert_uint_eq(r.p->blocks[r.p->nblocks - 1]->a, 2);   /* r2's input */
+	done(&r);
+}
+END_TEST
+
 /* Two constants fold to a constant with BPF's rules. */
 START_TEST(constants_fold)
 {
@@ -695,6 +725,7 @@ int main(void)
 
 	tcase_add_test(tc, loop_stack_call_dump);
 	tcase_add_test(tc, constants_are_shared_in_the_entry_block);
+	tcase_add_test(tc, many_stack_pointers_resolve);
 	tcase_add_test(tc, unrolling_is_linear_in_bound);
 	tcase_add_test(tc, too_many_blocks_is_unsupported);
 	tcase_add_test(tc, irreducible_is_not_modelled);
