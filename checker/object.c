@@ -327,6 +327,20 @@ bool loader_sym_is_object(const struct lsym *s)
 
 /* ---- code sections and functions -------------------------------------- */
 
+/* A code section's instructions: in the image itself where it outlives the
+ * object and the section's bytes are there, aligned (libelf hands out the
+ * image's own bytes for a section it need not convert), else a copy (the
+ * raw code of a million-instruction program is 8 MB; it is only read). */
+static const struct bpf_insn *code_of(const struct loader *l, const struct lsec *ls)
+{
+	uintptr_t p = (uintptr_t)ls->data, img = (uintptr_t)l->image;
+
+	if (l->image_kept && ls->data && p >= img && ls->size <= l->image_size &&
+	    p - img <= l->image_size - ls->size && p % _Alignof(struct bpf_insn) == 0)
+		return (const struct bpf_insn *)ls->data;
+	return arena_dup(l->a, ls->data, ls->size);
+}
+
 static void collect_code(struct loader *l)
 {
 	struct object *o = l->o;
@@ -347,10 +361,11 @@ static void collect_code(struct loader *l)
 		s = &o->sections[o->nsections++];
 		s->name = ls->name;
 		s->elf_index = (unsigned)i;
-		s->raw = arena_dup(l->a, ls->data, ls->size);
+		s->raw = code_of(l, ls);
 		s->nslots = (uint32_t)(ls->size / sizeof(struct bpf_insn));
 	}
 }
+
 
 static int func_cmp(const void *pa, const void *pb)
 {
@@ -515,11 +530,12 @@ static void read_license(struct loader *l)
 
 /* ---- API -------------------------------------------------------------- */
 
-int object_open_mem(const void *data, size_t size, const char *name,
-		    struct arena *a, struct diag *d, struct object **out)
+static int open_image(const void *data, size_t size, const char *name, bool kept,
+		      struct arena *a, struct diag *d, struct object **out)
 {
 	struct object *o = arena_alloc(a, sizeof(*o));
-	struct loader l = { .o = o, .a = a, .d = d };
+	struct loader l = { .o = o, .a = a, .d = d, .image = data, .image_size = size,
+			    .image_kept = kept };
 	int err;
 
 	*out = NULL;
@@ -552,6 +568,12 @@ int object_open_mem(const void *data, size_t size, const char *name,
 	}
 	*out = o;
 	return 0;
+}
+
+int object_open_mem(const void *data, size_t size, const char *name,
+		    struct arena *a, struct diag *d, struct object **out)
+{
+	return open_image(data, size, name, false, a, d, out);
 }
 
 static int read_file(const char *path, struct arena *a, struct diag *d,
@@ -610,7 +632,7 @@ int object_open(const char *path, struct arena *a, struct diag *d,
 	err = read_file(path, a, d, &buf, &size);
 	if (err)
 		return err;
-	return object_open_mem(buf, size, path, a, d, out);
+	return open_image(buf, size, path, true, a, d, out);   /* BUF is in A */
 }
 
 void object_close(struct object *o)

@@ -48,6 +48,10 @@ struct loader {
 	struct arena *a;
 	struct diag *d;
 	const char *path;
+	const uint8_t *image;       /* the ELF image, IMAGE_SIZE bytes */
+	size_t image_size;
+	bool image_kept;            /* IMAGE lives as long as the object (object_open:
+	                             * in its arena), so code may point into it */
 	Elf *elf;
 	struct lsec *secs;
 	size_t nsecs;
