@@ -163,6 +163,8 @@ static unsigned size_bytes(uint8_t code)
 static void fill_byte_ops(struct dctx *c)
 {
 	_Static_assert(ISA_NOPS < 256, "enum isa_op must fit a byte");
+	_Static_assert(sizeof(void *) != 8 || sizeof(struct insn) == 40,
+		       "struct insn is 40 bytes on 64-bit machines");
 	memset(c->byte_op, ISA_NOPS, sizeof(c->byte_op));
 	for (int op = ISA_NOPS - 1; op >= 0; op--)
 		for (unsigned cls = 0; cls < 8; cls++) {

@@ -26,17 +26,23 @@ enum insn_ref_kind {
 	INSN_REF_KSYM,       /* LDDW: extern kernel symbol, index = extern */
 };
 
+/* 16 bytes: the target (SUBPROG, CALLBACK) and the offset (GLOBAL,
+ * MAP_VALUE) share their 8 bytes; every other kind leaves them 0. */
 struct insn_ref {
 	enum insn_ref_kind kind;
 	int index;
-	int sec;             /* SUBPROG / CALLBACK: section of the target */
-	uint32_t target;     /* SUBPROG / CALLBACK: target slot in that section */
-	int64_t off;         /* GLOBAL / MAP_VALUE: byte offset */
+	union {
+		struct {
+			int sec;             /* SUBPROG / CALLBACK: section of the target */
+			uint32_t target;     /* SUBPROG / CALLBACK: target slot in that section */
+		};
+		int64_t off;         /* GLOBAL / MAP_VALUE: byte offset */
+	};
 };
 
-/* 48 bytes, no padding inside: one per instruction slot of the object
- * (a million at the benchmark's largest; docs/architecture.md "Lift
- * memory layout"). */
+/* 40 bytes (48 until session 21: insn_ref's union), no padding inside but
+ * after the flags: one per instruction slot of the object (a million at
+ * the benchmark's largest; docs/architecture.md "Lift memory layout"). */
 struct insn {
 	enum isa_op op : 8;  /* ISA_NOPS for the second slot of LD imm64 */
 	uint8_t code, dst, src;
