@@ -388,6 +388,7 @@ void heap_on_huge_page(void)
 	const uintptr_t huge = HUGE_PAGE;
 	uintptr_t end, top, at, keep;
 	struct rlimit as, data;
+	size_t reserve;
 
 	/* not under a limit on the address space or the data segment below
 	 * 1 GiB (ulimit -v, -d): the 64 MiB would come off what the run may
@@ -396,12 +397,13 @@ void heap_on_huge_page(void)
 	    (as.rlim_cur != RLIM_INFINITY && as.rlim_cur < (1ull << 30)) ||
 	    (data.rlim_cur != RLIM_INFINITY && data.rlim_cur < (1ull << 30)))
 		return;
+	reserve = heap_reserve(&as, &data);
 	/* mallopt answers 1 where glibc's malloc is the one in use; the three
 	 * are set together or not at all (a 64 MiB pad left for every later
 	 * growth would fail under a limit, see below) */
-	if (pad || mallopt(M_TOP_PAD, (int)heap_reserve(&as, &data)) != 1)
+	if (pad || mallopt(M_TOP_PAD, (int)reserve) != 1)
 		return;
-	if (mallopt(M_TRIM_THRESHOLD, (int)(heap_reserve(&as, &data) + (64 << 20))) != 1 ||
+	if (mallopt(M_TRIM_THRESHOLD, (int)(reserve + (64 << 20))) != 1 ||
 	    mallopt(M_MMAP_THRESHOLD, 32 << 20) != 1) {
 		malloc_defaults();
 		return;

@@ -366,7 +366,6 @@ static void collect_code(struct loader *l)
 	}
 }
 
-
 static int func_cmp(const void *pa, const void *pb)
 {
 	const struct obj_func *a = pa, *b = pb;

@@ -91,6 +91,7 @@ static void print_insn(const struct ssa_prog *p, const struct ssa_block *b,
 		       const struct ssa_insn *v, FILE *out)
 {
 	uint32_t i;
+	int sec;
 
 	fprintf(out, "  v%u = ", v->id);
 	switch (v->kind) {
@@ -204,10 +205,10 @@ static void print_insn(const struct ssa_prog *p, const struct ssa_block *b,
 	case SSA_NKINDS:
 		break;
 	}
+	sec = ssa_value_sec(p, v);
 	if (v->kind != SSA_PHI && v->kind != SSA_CONST && v->kind != SSA_INPUT &&
-	    v->kind != SSA_FRAME && p->o && ssa_value_sec(p, v) >= 0) {
-		const struct obj_line *ln = object_line_at(&p->o->sections[ssa_value_sec(p, v)],
-							   v->slot);
+	    v->kind != SSA_FRAME && sec >= 0) {
+		const struct obj_line *ln = object_line_at(&p->o->sections[sec], v->slot);
 
 		fprintf(out, "    ; insn %u", v->slot);
 		char path[512];

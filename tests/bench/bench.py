@@ -323,10 +323,11 @@ def report(ex, gen, exps, tg, sizes):
     L.append('Scaling exponents (least squares of log t against log n over %s instructions):' %
              ', '.join(str(s) for s in sizes))
     L.append('')
+    ss = sorted(sizes)
     for shape, stage, e, top in exps:
         L.append('- %s, %s: %s%s' % (shape, stage, '-' if e is None else '%.2f' % e,
                                      '' if top is None else
-                                     ' (%.2f from %d to %d)' % (top, sorted(sizes)[-2], sorted(sizes)[-1])))
+                                     ' (%.2f from %d to %d)' % (top, ss[-2], ss[-1])))
     if len(sizes) > 2:
         L.append('')
         L.append('The exponent over every size is below the one over the two largest where '
