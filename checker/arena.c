@@ -66,6 +66,17 @@ struct arena *arena_new(void)
 	return a;
 }
 
+/* free, after the prefault helper is done with P's bytes (a block of 2
+ * MiB and more may be one it was given; glibc unmaps the largest) */
+static void free_big(void *p)
+{
+	size_t n = p ? malloc_usable_size(p) : 0;
+
+	if (n >= HUGE_PAGE)
+		prefault_forget(p, n);
+	free(p);
+}
+
 void arena_free(struct arena *a)
 {
 	struct chunk *c, *next;
@@ -73,13 +84,15 @@ void arena_free(struct arena *a)
 	if (!a)
 		return;
 	for (struct owned *o = a->owned; o; o = o->next)
-		free(o->p);
+		free_big(o->p);
 	for (c = a->head; c; c = next) {
 		next = c->next;
-		if (c->mapped)
+		if (c->mapped) {
+			prefault_forget(c, c->mapped);
 			munmap(c, c->mapped);
-		else
+		} else {
 			free(c);
+		}
 	}
 	free(a);
 }
@@ -111,6 +124,10 @@ static struct chunk *chunk_new(size_t csize)
 		madvise(start, len, MADV_HUGEPAGE);
 		c = (struct chunk *)start;
 		c->mapped = len;
+		/* the first huge page is written now (this header, the
+		 * allocation that asked for the chunk); the helper, if any,
+		 * takes the rest */
+		prefault(start + HUGE_PAGE, len - HUGE_PAGE);
 		csize = len - sizeof(struct chunk);
 	}
 	c->size = csize;
@@ -301,12 +318,18 @@ void *buf_grow(struct vec *v, size_t elem_size)
 
 	if (v->len == v->cap) {
 		size_t ncap = v->cap ? v->cap * 2 : 8;
-		void *nd = realloc(v->data, ncap * elem_size);
+		void *nd;
 
+		if (v->cap * elem_size >= HUGE_PAGE)
+			prefault_forget(v->data, v->cap * elem_size);
+		nd = realloc(v->data, ncap * elem_size);
 		if (!nd)
 			abort();
-		if (ncap * elem_size >= 2 * HUGE_PAGE)
+		if (ncap * elem_size >= 2 * HUGE_PAGE) {
 			advise_huge(nd);
+			/* the part past the copy is written from here on */
+			prefault((char *)nd + v->len * elem_size, (ncap - v->len) * elem_size);
+		}
 		v->data = nd;
 		v->cap = ncap;
 	}
@@ -328,7 +351,7 @@ void *calloc_big(size_t n, size_t size)
 
 void buf_free(struct vec *v)
 {
-	free(v->data);
+	free_big(v->data);
 	v->data = NULL;
 	v->len = v->cap = 0;
 }

@@ -140,6 +140,24 @@ void *calloc_big(size_t n, size_t size);
  * elsewhere and where huge pages are off. Call it before any thread. */
 void heap_on_huge_page(void);
 
+/* ---- prefault.c ------------------------------------------------------- */
+/* Fresh memory faulted in ahead of its first write by a helper thread on
+ * another CPU (docs/architecture.md, "Prefaulting on another CPU"); the
+ * contents are never touched. For a process's main, like
+ * heap_on_huge_page: until prefault_start the other calls do nothing (no
+ * thread); with one CPU it does nothing. */
+void prefault_start(void);
+/* Populate [P, P + N) (its whole 4 KiB pages; from 2 MiB) soon: a hint. */
+void prefault(void *p, size_t n);
+/* Before [P, P + N) is unmapped or freed: no step of the helper lands there
+ * after this returns. */
+void prefault_forget(void *p, size_t n);
+/* Whether prefault does anything: started, more than one CPU, and the
+ * kernel knew MADV_POPULATE_WRITE so far (tests). */
+bool prefault_on(void);
+/* Bytes the helper populated so far (tests, bench_lift). */
+unsigned long prefault_populated(void);
+
 /* ---- diag.c ----------------------------------------------------------- */
 enum diag_level { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };
 

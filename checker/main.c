@@ -480,6 +480,7 @@ int main(int argc, char **argv)
 	if (err)
 		return EXIT_USAGE;
 	heap_on_huge_page();           /* before the first thread (--jobs) */
+	prefault_start();              /* its helper thread starts at the first big block */
 	a = arena_new();
 	err = check_load(c.object, a, &d, &l);
 	if (err) {

@@ -2,10 +2,18 @@
  * zeroed and aligned, a vector keeps its elements as it grows, grows in
  * place when its array is the arena's last allocation and moves when it is
  * not, and every slot it hands out starts zeroed; heap_on_huge_page puts
- * the blocks malloc hands out next on a transparent huge page. */
+ * the blocks malloc hands out next on a transparent huge page; prefault's
+ * helper populates big blocks without changing a byte, leaves a forgotten
+ * range alone, and does not exist for small runs or on one CPU. */
+#define _GNU_SOURCE            /* sched_getaffinity, CPU_COUNT, MAP_FIXED_NOREPLACE */
 #include "base.h"
 
 #include <check.h>
+#include <dirent.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +194,154 @@ START_TEST(heap_on_huge_page_backs_blocks)
 }
 END_TEST
 
+/* ---- prefault.c: the helper thread ------------------------------------- */
+
+/* The threads of this process (/proc/self/task). */
+static int threads(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&t, NULL);
+}
+
+static bool two_cpus(const char *test)
+{
+	cpu_set_t cpus;
+
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) >= 2)
+		return true;
+	fprintf(stderr, "%s: skipped (one CPU here: prefault has no helper)\n", test);
+	return false;
+}
+
+/* A run that stays below 2 MiB a block gets no thread. */
+START_TEST(prefault_no_thread_for_small_runs)
+{
+	struct arena *a = arena_new();
+	struct vec v = { 0 };
+
+	prefault_start();
+	for (int i = 0; i < 200; i++)
+		ck_assert_ptr_nonnull(arena_alloc(a, 4096));
+	for (uint32_t i = 0; i < (1u << 20) / sizeof(uint64_t); i++)
+		*(uint64_t *)buf_push(&v, sizeof(uint64_t)) = i;
+	ck_assert_int_eq(threads(), 1);
+	ck_assert_uint_eq(prefault_populated(), 0);
+	buf_free(&v);
+	arena_free(a);
+}
+END_TEST
+
+/* Big blocks written while the helper populates them keep every byte
+ * written (it never writes), and it did populate some: an array grown
+ * past 4 MiB (buf_grow) and mapped arena chunks. */
+START_TEST(prefault_populates_and_keeps_contents)
+{
+	struct arena *a = arena_new();
+	struct vec v = { 0 };
+	uint64_t *big[6];
+	const uint32_t n = (32u << 20) / sizeof(uint64_t);
+	const size_t words = (3u << 20) / sizeof(uint64_t);
+	size_t wrong = 0;
+
+	if (!two_cpus("prefault_populates_and_keeps_contents"))
+		return;
+	prefault_start();
+	for (uint32_t i = 0; i < n; i++)
+		*(uint64_t *)buf_push(&v, sizeof(uint64_t)) = i * 0x9e3779b97f4a7c15ull;
+	for (int k = 0; k < 6; k++) {
+		big[k] = arena_alloc(a, words * sizeof(uint64_t));
+		for (size_t i = 0; i < words; i++)
+			big[k][i] = i ^ (uint64_t)k << 56;
+	}
+	if (!prefault_on()) {
+		fprintf(stderr, "prefault_populates_and_keeps_contents: skipped (the kernel "
+				"does not know MADV_POPULATE_WRITE)\n");
+		buf_free(&v);
+		arena_free(a);
+		return;
+	}
+	/* (one ck_assert per word would write a record each) */
+	for (uint32_t i = 0; i < n; i++)
+		wrong += ((uint64_t *)v.data)[i] != i * 0x9e3779b97f4a7c15ull;
+	for (int k = 0; k < 6; k++)
+		for (size_t i = 0; i < words; i++)
+			wrong += big[k][i] != (i ^ (uint64_t)k << 56);
+	ck_assert_uint_eq(wrong, 0);
+	ck_assert_int_eq(threads(), 2);
+	/* the helper works on its own time: wait for its first step */
+	for (int t = 0; t < 1000 && !prefault_populated(); t++)
+		sleep_ms(10);
+	ck_assert_uint_gt(prefault_populated(), 0);
+	buf_free(&v);
+	arena_free(a);
+}
+END_TEST
+
+/* After prefault_forget a range is left alone: a mapping made at its
+ * address afterwards stays unpopulated. */
+START_TEST(prefault_forget_leaves_the_range)
+{
+	const size_t len = 64u << 20;
+	unsigned char *p, *q, *vec;
+	size_t resident = 0;
+
+	if (!two_cpus("prefault_forget_leaves_the_range"))
+		return;
+	prefault_start();
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	for (int k = 0; k < 20; k++) {        /* queued behind others: never reached */
+		prefault(p, len);
+		prefault_forget(p, len);
+	}
+	ck_assert_int_eq(munmap(p, len), 0);
+	q = mmap(p, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
+		 -1, 0);
+	ck_assert_ptr_eq(q, p);
+	sleep_ms(200);
+	vec = malloc(len / 4096);
+	ck_assert_int_eq(mincore(q, len, vec), 0);
+	for (size_t i = 0; i < len / 4096; i++)
+		resident += vec[i] & 1;
+	ck_assert_uint_eq(resident, 0);
+	free(vec);
+	munmap(q, len);
+}
+END_TEST
+
+/* With one CPU there is no helper: nothing populated, no thread. */
+START_TEST(prefault_off_on_one_cpu)
+{
+	cpu_set_t one;
+	struct vec v = { 0 };
+
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu() < 0 ? 0 : sched_getcpu(), &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
+	prefault_start();
+	ck_assert(!prefault_on());
+	for (uint32_t i = 0; i < (16u << 20) / sizeof(uint64_t); i++)
+		*(uint64_t *)buf_push(&v, sizeof(uint64_t)) = i;
+	ck_assert_int_eq(threads(), 1);
+	ck_assert_uint_eq(prefault_populated(), 0);
+	buf_free(&v);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("arena");
@@ -198,6 +354,10 @@ int main(void)
 	tcase_add_test(tc, interleaved_vectors_move_and_keep);
 	tcase_add_test(tc, vector_past_a_chunk);
 	tcase_add_test(tc, heap_on_huge_page_backs_blocks);
+	tcase_add_test(tc, prefault_no_thread_for_small_runs);
+	tcase_add_test(tc, prefault_populates_and_keeps_contents);
+	tcase_add_test(tc, prefault_forget_leaves_the_range);
+	tcase_add_test(tc, prefault_off_on_one_cpu);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -14,8 +14,9 @@ One run measures, on this machine:
     checker's --stats total / the kernel's in-process load;
   * generated programs (genprog.py: straight, branchy, loops; 1k, 10k, 100k,
     1M instructions): load + decode + CFG + SSA (bench_lift, loop bound 4,
-    the heap set up as the CLI's, fastest of 3 processes lifting once
-    each) with peak RSS, and the
+    the heap set up as the CLI's and its prefault helper, fastest of 3
+    processes lifting once each) with peak RSS, at 1M also 3 without the
+    helper (the ratio of the two), and the
     kernel's load time the same way;
 then prints the table with ratios, the fitted exponents, every target as
 met / not met, and writes BUILD/bench/bench.csv, docs/performance.csv, the
@@ -190,12 +191,19 @@ def run_generated(a, shape, n):
     # fastest of 3 processes (the machine is shared), each lifting once as
     # the CLI does: a second lift in one process would reuse the first's
     # pages, which the CLI never does; peak RSS: the largest of the three
-    runs = []
-    for _ in range(3):
-        p = subprocess.run([a.lift, obj, str(LOOP_BOUND), '1'], capture_output=True, text=True)
+    # At 1M also 3 without the prefault helper (bench_lift's PREFAULT 0),
+    # in turns with the others: the helper's effect, as a ratio of one run
+    def lift_run(helper):
+        p = subprocess.run([a.lift, obj, str(LOOP_BOUND), '1', '1' if helper else '0'],
+                           capture_output=True, text=True)
         if p.returncode != 0:
             sys.exit('bench: lift %s: %s' % (obj, p.stderr))
-        runs.append(kv(p.stdout))
+        return kv(p.stdout)
+    runs, bare = [], []
+    for _ in range(3):
+        runs.append(lift_run(True))
+        if n >= 1000000:
+            bare.append(lift_run(False))
     st = min(runs, key=lambda r: float(r['total']))
     st['peak_rss_kb'] = str(max(int(r['peak_rss_kb']) for r in runs))
     k, kstate = kernel_load(a.kload, obj, 1 if n >= 1000000 else 3)
@@ -209,6 +217,10 @@ def run_generated(a, shape, n):
     for s in ['load', 'decode', 'cfg', 'ssa']:
         row[s] = float(st[s])
     row['ratio'] = lift / k if k else None
+    if bare:
+        b = min(bare, key=lambda r: float(r['total']))
+        row['lift_bare'] = float(b['total'])
+        row['rss_bare_kb'] = max(int(r['peak_rss_kb']) for r in bare)
     return row
 
 
@@ -334,6 +346,18 @@ def report(ex, gen, exps, tg, sizes):
                  'a constant weighs at the small ones (the heap\'s first huge page, set up '
                  'as the CLI\'s, is touched in the load: about 0.3 ms); the one over the '
                  'two largest is the growth rate.')
+    bare = [g for g in gen if g.get('lift_bare')]
+    if bare:
+        L.append('')
+        L.append('The prefault helper (docs/architecture.md, "Prefaulting on another CPU"): '
+                 'the same lifts without it (bench_lift PREFAULT 0, fastest of 3, in turns '
+                 'with the runs above):')
+        L.append('')
+        for g in bare:
+            L.append('- %s: %.3f s with it, %.3f s without: %.2fx the time; peak RSS %d MB, '
+                     '%d MB without' % (g['name'], g['lift'], g['lift_bare'],
+                                        g['lift'] / g['lift_bare'], g['peak_rss_kb'] // 1024,
+                                        g['rss_bare_kb'] // 1024))
     L.append('')
     L.append('Targets:')
     L.append('')

@@ -1,12 +1,14 @@
 /* lift.c - load + decode + CFG + SSA of an object, for the scaling benchmark.
  *
- * lift OBJECT [LOOP_BOUND [REPS]]: check_load (object_open, decode), then
- * ssa_build of every program without instrumentation (cfg_build inside it,
- * timed apart: struct ssa_prog's ns_cfg), REPS times (default 1) with a
- * fresh arena each; the fastest run's times. The heap is set up as the
- * CLI's (heap_on_huge_page). Prints one line:
+ * lift OBJECT [LOOP_BOUND [REPS [PREFAULT]]]: check_load (object_open,
+ * decode), then ssa_build of every program without instrumentation
+ * (cfg_build inside it, timed apart: struct ssa_prog's ns_cfg), REPS times
+ * (default 1) with a fresh arena each; the fastest run's times. The heap
+ * is set up as the CLI's (heap_on_huge_page) and so is the prefault
+ * helper (prefault_start), unless PREFAULT is 0. Prints one line:
  *   bench-lift: insns=N load=S decode=S cfg=S ssa=S total=S blocks=B
- *     values=V unsupported=0|1 rss_start_kb=K peak_rss_kb=K
+ *     values=V unsupported=0|1 rss_start_kb=K peak_rss_kb=K prefault_mb=M
+ * prefault_mb: what the helper populated (MiB).
  * peak_rss_kb is the process's peak resident set (stats_peak_rss_kb);
  * rss_start_kb its resident set before the first load (the binary and its
  * libraries).
@@ -77,17 +79,20 @@ int main(int argc, char **argv)
 {
 	unsigned bound = argc > 2 ? (unsigned)atoi(argv[2]) : 0;
 	int reps = argc > 3 ? atoi(argv[3]) : 1, i;
+	bool helper = argc > 4 ? atoi(argv[4]) != 0 : true;
 	struct run best = { 0 };
 	long start;
 
 	if (argc < 2 || reps < 1) {
-		fprintf(stderr, "usage: lift OBJECT [LOOP_BOUND [REPS]]\n");
+		fprintf(stderr, "usage: lift OBJECT [LOOP_BOUND [REPS [PREFAULT]]]\n");
 		return 2;
 	}
 	/* the heap as the CLI has it (main.c): on transparent huge pages
 	 * where they are on; bench.py runs one rep per process, as the CLI
 	 * lifts once, so that no rep reuses an earlier one's pages */
 	heap_on_huge_page();
+	if (helper)
+		prefault_start();      /* as main.c; PREFAULT 0: without the helper */
 	start = stats_rss_kb();
 	for (i = 0; i < reps; i++) {
 		struct run r = { 0 };
@@ -98,10 +103,11 @@ int main(int argc, char **argv)
 			best = r;
 	}
 	printf("bench-lift: insns=%llu load=%.6f decode=%.6f cfg=%.6f ssa=%.6f total=%.6f "
-	       "blocks=%llu values=%llu unsupported=%d rss_start_kb=%ld peak_rss_kb=%ld\n",
+	       "blocks=%llu values=%llu unsupported=%d rss_start_kb=%ld peak_rss_kb=%ld "
+	       "prefault_mb=%lu\n",
 	       (unsigned long long)best.insns, best.ns[0] / 1e9, best.ns[1] / 1e9,
 	       best.ns[2] / 1e9, best.ns[3] / 1e9, total(&best) / 1e9,
 	       (unsigned long long)best.blocks, (unsigned long long)best.values,
-	       best.unsupported, start, stats_peak_rss_kb());
+	       best.unsupported, start, stats_peak_rss_kb(), prefault_populated() >> 20);
 	return 0;
 }
