@@ -17,11 +17,33 @@
 
 /* ---- states and joins -------------------------------------------------- */
 
-/* Copy SRC's live part: frames at or above the depth are never read (a
- * push initialises every field of its frame). */
-static void state_copy(struct state *dst, const struct state *src)
+/* Copy SRC's live part: the registers, the ghosts the hooks have (none
+ * without hooks: 260 of a state's 600 bytes were copied for nothing), the
+ * frames below the depth (one at or above it is never read: a push
+ * initialises every field of its frame), and of those the slots from
+ * slot_lo up (below it both states hold 0: lifter.slot_lo; a program
+ * that never writes its stack copies none of the 256 bytes a frame). */
+static void state_copy(const struct lifter *l, struct state *dst, const struct state *src)
 {
-	memcpy(dst, src, offsetof(struct state, fr) + sizeof(struct fstate) * src->depth);
+	size_t g = l->hooks ? (size_t)l->hooks->nghost + 1 : 0;
+	uint32_t i, lo = l->slot_lo;
+
+	memcpy(dst, src, offsetof(struct state, ghost) + sizeof(src->ghost[0]) * g);
+	dst->depth = src->depth;
+	if (lo == 0) {
+		memcpy(dst->fr, src->fr, sizeof(struct fstate) * src->depth);
+		return;
+	}
+	for (i = 0; i < src->depth; i++) {
+		struct fstate *d = &dst->fr[i];
+		const struct fstate *f = &src->fr[i];
+
+		memcpy(d->saved, f->saved, sizeof(f->saved));
+		memcpy(&d->slots[lo], &f->slots[lo], sizeof(f->slots[0]) * (SSA_SLOTS - lo));
+		d->loop_nr = f->loop_nr;
+		d->loop_ctx = f->loop_ctx;
+		d->id = f->id;
+	}
 }
 
 /* Carry state S along edge E into the block being built (constants and the
@@ -155,7 +177,7 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 	};
 	char name[48];
 
-	state_copy(l->st, in[0]);
+	state_copy(l, l->st, in[0]);
 	for (r = 0; r < ISA_NREGS; r++)
 		merge_word(l, in, n, offsetof(struct state, regs[r]), rn[r]);
 	if (l->hooks) {
@@ -183,9 +205,10 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 		/* most joins agree on every slot: one comparison of the
 		 * frames' slots first (no slot differs: no phi, as below) */
 		for (j = 1; j < n && same_slots; j++)
-			same_slots = !memcmp(in[j]->fr[i].slots, in[0]->fr[i].slots,
-					     sizeof(in[0]->fr[i].slots));
-		for (s = 0; s < SSA_SLOTS && !same_slots; s++) {
+			same_slots = !memcmp(&in[j]->fr[i].slots[l->slot_lo],
+					     &in[0]->fr[i].slots[l->slot_lo],
+					     sizeof(in[0]->fr[i].slots[0]) * (SSA_SLOTS - l->slot_lo));
+		for (s = l->slot_lo; s < SSA_SLOTS && !same_slots; s++) {
 			if (!differs(in, n, base + offsetof(struct fstate, slots[s])))
 				continue;
 			snprintf(name, sizeof(name), "fp%u%d", id, (int)(s * 8) - ISA_STACK_SIZE);
@@ -409,7 +432,7 @@ static struct state *state_get(struct lifter *l)
 
 	if (l->spare.len)
 		return ((struct state **)l->spare.data)[--l->spare.len];
-	s = malloc(l->state_size);
+	s = calloc(1, l->state_size);    /* its slots below slot_lo are 0 */
 	if (!s)
 		abort();
 	return s;
@@ -512,7 +535,7 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 			out[src] = NULL;
 		} else {
 			st = state_get(l);
-			state_copy(st, out[src]);
+			state_copy(l, st, out[src]);
 		}
 		left[src]--;
 		l->st = st;
@@ -525,14 +548,17 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 	for (i = 0; i < n->npreds; i++) {
 		uint32_t src = pedge_src(pe[i]);
 
-		ins[i] = state_get(l);
-		state_copy(ins[i], out[src]);
+		/* the source's last successor takes its state over */
+		if (left[src] == 1) {
+			ins[i] = out[src];
+			out[src] = NULL;
+		} else {
+			ins[i] = state_get(l);
+			state_copy(l, ins[i], out[src]);
+		}
+		left[src]--;
 		apply_edge(l, ins[i], pedge_edge(x, pe[i]));
 		l->blk->preds[i] = x->nodes[src].topo;
-		if (--left[src] == 0) {
-			state_put(l, out[src]);
-			out[src] = NULL;
-		}
 	}
 	merge(l, ins, n->npreds);
 	for (i = 0; i < n->npreds; i++)
@@ -608,7 +634,7 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	      struct ssa_prog **out)
 {
 	struct ssa_opts def = {0};
-	struct lifter l = { .a = a };
+	struct lifter l = { .a = a, .slot_lo = SSA_SLOTS };
 	struct ssa_prog *p = arena_alloc(a, sizeof(*p));
 	struct ssa_insn *undef;
 	uint64_t t0 = stats_now();

@@ -292,7 +292,7 @@ static void slot_store_dyn(struct lifter *l, int fi, uint32_t addr, int16_t off,
 		v->size = (uint8_t)size;
 		v->tframe = (uint16_t)l->st->fr[fi].id;
 		v->tslot = (uint16_t)s;
-		l->st->fr[fi].slots[s] = v->id;
+		lift_slot_set(l, fi, s, v->id);
 	}
 }
 
@@ -318,7 +318,7 @@ static void slot_write(struct lifter *l, int fi, unsigned s, unsigned byte,
 	struct ssa_insn *in;
 
 	if (size == 8) {
-		l->st->fr[fi].slots[s] = v;
+		lift_slot_set(l, fi, s, v);
 		return;
 	}
 	in = lift_emit(l, SSA_INSERT, 2);
@@ -326,7 +326,7 @@ static void slot_write(struct lifter *l, int fi, unsigned s, unsigned byte,
 	in->args[1] = v;
 	in->imm = byte;
 	in->size = (uint8_t)size;
-	l->st->fr[fi].slots[s] = in->id;
+	lift_slot_set(l, fi, s, in->id);
 }
 
 /* ---- instructions ------------------------------------------------------ */
@@ -683,9 +683,9 @@ static void havoc_slots(struct lifter *l, struct ssa_memarg *ma, uint32_t call, 
 			ins->args[1] = h->id;
 			ins->imm = from;
 			ins->size = (uint8_t)(to - from);
-			l->st->fr[fi].slots[s] = ins->id;
+			lift_slot_set(l, fi, s, ins->id);
 		} else {
-			l->st->fr[fi].slots[s] = h->id;
+			lift_slot_set(l, fi, s, h->id);
 		}
 		ma->wvals[j++] = l->st->fr[fi].slots[s];
 	}

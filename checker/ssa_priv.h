@@ -58,6 +58,10 @@ struct lifter {
 	uint32_t blk_steps;    /* instructions of this block lifted so far */
 	struct vec spare;      /* struct state *: free states (malloc) */
 	size_t state_size;     /* bytes of a state (state_size in ssa.c) */
+	/* the lowest stack slot written so far in any frame (SSA_SLOTS: none):
+	 * below it every slot of every state is 0 (UNDEF), so copies and
+	 * joins skip those (lift_slot_set) */
+	uint32_t slot_lo;
 	size_t merge_end;      /* insns of the block when its merge ended: phis
 	                        * are only made there (merge_word) */
 	bool map_value_oob;    /* a lifted block has ssa_insns_map_value_oob */
@@ -66,6 +70,15 @@ struct lifter {
 	uint32_t ctab_mask;
 	struct vec consts;     /* uint32_t: the constants' ids, as made (malloc) */
 };
+
+/* Slot S of frame FI of the current state becomes V (every write of a
+ * slot goes through here: it keeps slot_lo). */
+static inline void lift_slot_set(struct lifter *l, int fi, unsigned s, uint32_t v)
+{
+	if (s < l->slot_lo)
+		l->slot_lo = s;
+	l->st->fr[fi].slots[s] = v;
+}
 
 void lift_unsupported(struct lifter *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

@@ -569,6 +569,56 @@ START_TEST(many_stack_pointers_resolve)
 }
 END_TEST
 
+/* A slot written in one arm only, after the branch's state was shared,
+ * reaches the join as a phi of the written value and UNDEF, whichever way
+ * it was written: a full store, a partial one, a helper writing through a
+ * stack pointer (a havoc), a store at a variable offset (every slot). The
+ * state copies skip the slots below the lowest one written so far
+ * (lifter.slot_lo): a write that did not lower it would be lost at the
+ * join (fp-8 read back as UNDEF). */
+START_TEST(stack_written_in_one_arm_joins)
+{
+	static const struct {
+		struct bpf_insn w[6];
+		unsigned n;
+		enum ssa_kind kind;
+	} arms[] = {
+		{ { MOV64_IMM(2, 1), STX_DW(10, 2, -8) }, 2, SSA_CONST },
+		{ { MOV64_IMM(2, 1), STX_W(10, 2, -8) }, 2, SSA_INSERT },
+		{ { MOV64_REG(1, 10), ADD64_IMM(1, -8), MOV64_IMM(2, 8), MOV64_IMM(3, 0),
+		    CALL_HELPER(113) }, 5, SSA_HAVOC },     /* bpf_probe_read_kernel */
+		{ { MOV64_REG(4, 10), { 0x57, 1, 0, 0, 8 } /* r1 &= 8 */, ADD64_REG(4, 1),
+		    MOV64_IMM(2, 1), STX_DW(4, 2, -16) }, 5, SSA_SLOTSTORE },
+	};
+
+	for (unsigned k = 0; k < ARRAY_SIZE(arms); k++) {
+		struct bpf_insn raw[16];
+		uint32_t n = 0;
+		struct run r;
+		const struct ssa_insn *v, *w;
+
+		raw[n++] = (struct bpf_insn)MOV64_IMM(0, 0);
+		raw[n++] = (struct bpf_insn)JGT_IMM(1, 5, (int16_t)(arms[k].n + 1));
+		for (unsigned i = 0; i < arms[k].n; i++)
+			raw[n++] = arms[k].w[i];
+		raw[n++] = (struct bpf_insn)JA(1);
+		raw[n++] = (struct bpf_insn)MOV64_IMM(3, 2);   /* the other arm writes no slot */
+		raw[n++] = (struct bpf_insn)LDX_DW(0, 10, -8);
+		raw[n++] = (struct bpf_insn)EXIT();
+		lift(&r, raw, n, 4, 0);
+		ck_assert_int_eq(r.err, 0);
+		ck_assert_msg(!r.p->unsupported, "arm %u: %s", k, r.p->unsupported);
+		v = r.p->values[r.p->blocks[r.p->nblocks - 1]->a];
+		ck_assert_msg(v->kind == SSA_PHI && v->nargs == 2, "arm %u: r0 is not a phi of two", k);
+		ck_assert_msg((v->args[0] == 0) != (v->args[1] == 0), "arm %u: phi %u, %u", k,
+			      v->args[0], v->args[1]);
+		w = r.p->values[v->args[0] ? v->args[0] : v->args[1]];
+		ck_assert_msg(w->kind == arms[k].kind, "arm %u: kind %d", k, (int)w->kind);
+		done(&r);
+	}
+}
+END_TEST
+
 /* Two constants fold to a constant with BPF's rules. */
 START_TEST(constants_fold)
 {
@@ -726,6 +776,7 @@ int main(void)
 	tcase_add_test(tc, loop_stack_call_dump);
 	tcase_add_test(tc, constants_are_shared_in_the_entry_block);
 	tcase_add_test(tc, many_stack_pointers_resolve);
+	tcase_add_test(tc, stack_written_in_one_arm_joins);
 	tcase_add_test(tc, unrolling_is_linear_in_bound);
 	tcase_add_test(tc, too_many_blocks_is_unsupported);
 	tcase_add_test(tc, irreducible_is_not_modelled);
