@@ -404,10 +404,11 @@ static int find_loops(struct builder *b, const uint8_t *retreat)
 	struct cfg *g = b->g;
 	int i, j, k, *mark, *work;
 
-	g->loops = arena_new_array(b->a, struct cfg_loop, g->nblocks);
 	g->header_of = arena_new_array(b->a, int, g->nblocks);
 	for (i = 0; i < g->nblocks; i++)
 		g->header_of[i] = -1;
+	/* the headers first, numbered as their back edges are met, so that
+	 * the loop array has one entry per loop (it had one per block) */
 	for (i = 0; i < g->nblocks; i++) {
 		struct cfg_block *bl = &g->blocks[i];
 
@@ -422,9 +423,21 @@ static int find_loops(struct builder *b, const uint8_t *retreat)
 					  b->f->name, bl->last);
 				return -EOPNOTSUPP;   /* valid BPF, not modelled (cfg.h) */
 			}
+			if (g->header_of[h] < 0)
+				g->header_of[h] = g->nloops++;
+		}
+	}
+	g->loops = arena_new_array(b->a, struct cfg_loop, g->nloops ? g->nloops : 1);
+	for (i = 0; i < g->nblocks; i++) {
+		struct cfg_block *bl = &g->blocks[i];
+
+		for (j = 0; j < bl->nsucc; j++) {
+			int h = bl->succ[j];
+
+			if (!retreat[i * 2 + j])
+				continue;
 			k = g->header_of[h];
-			if (k < 0) {
-				k = g->header_of[h] = g->nloops++;
+			if (!g->loops[k].nlatches) {
 				g->loops[k].header = h;
 				g->loops[k].parent = -1;
 			}
