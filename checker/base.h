@@ -145,7 +145,9 @@ void heap_on_huge_page(void);
  * another CPU (docs/architecture.md, "Prefaulting on another CPU"); the
  * contents are never touched. For a process's main, like
  * heap_on_huge_page: until prefault_start the other calls do nothing (no
- * thread); with one CPU it does nothing. */
+ * thread); with one CPU it does nothing. Not for a process that forks and
+ * goes on running this code in the child (the helper's lock may be held
+ * at the fork; the CLI only spawns programs). */
 void prefault_start(void);
 /* Populate [P, P + N) (its whole 4 KiB pages; from 2 MiB) soon: a hint. */
 void prefault(void *p, size_t n);
