@@ -402,13 +402,17 @@ static void nest_loops(struct cfg *g)
 static int find_loops(struct builder *b, const uint8_t *retreat)
 {
 	struct cfg *g = b->g;
-	int i, j, k, *mark, *work;
+	int i, j, k, e, nback = 0, *mark, *work, *back;
 
 	g->header_of = arena_new_array(b->a, int, g->nblocks);
 	for (i = 0; i < g->nblocks; i++)
 		g->header_of[i] = -1;
-	/* the headers first, numbered as their back edges are met, so that
-	 * the loop array has one entry per loop (it had one per block) */
+	/* the back edges first (their sources, in block order), the headers
+	 * numbered as they are met, so that the loop array has one entry per
+	 * loop (it had one per block) */
+	back = malloc(sizeof(int) * ((size_t)g->nblocks * 2 + 1));
+	if (!back)
+		abort();
 	for (i = 0; i < g->nblocks; i++) {
 		struct cfg_block *bl = &g->blocks[i];
 
@@ -418,6 +422,7 @@ static int find_loops(struct builder *b, const uint8_t *retreat)
 			if (!retreat[i * 2 + j])
 				continue;
 			if (!cfg_dominates(g, h, i)) {
+				free(back);
 				diag_fail(b->d, b->path,
 					  "function '%s': insn %u: irreducible control flow (a cycle entered other than through its header)",
 					  b->f->name, bl->last);
@@ -425,25 +430,21 @@ static int find_loops(struct builder *b, const uint8_t *retreat)
 			}
 			if (g->header_of[h] < 0)
 				g->header_of[h] = g->nloops++;
+			back[nback++] = i * 2 + j;
 		}
 	}
 	g->loops = arena_new_array(b->a, struct cfg_loop, g->nloops ? g->nloops : 1);
-	for (i = 0; i < g->nblocks; i++) {
-		struct cfg_block *bl = &g->blocks[i];
+	for (e = 0; e < nback; e++) {
+		int l = back[e] / 2, h = g->blocks[l].succ[back[e] % 2];
 
-		for (j = 0; j < bl->nsucc; j++) {
-			int h = bl->succ[j];
-
-			if (!retreat[i * 2 + j])
-				continue;
-			k = g->header_of[h];
-			if (!g->loops[k].nlatches) {
-				g->loops[k].header = h;
-				g->loops[k].parent = -1;
-			}
-			add_latch(b->a, &g->loops[k], i);
+		k = g->header_of[h];
+		if (!g->loops[k].nlatches) {
+			g->loops[k].header = h;
+			g->loops[k].parent = -1;
 		}
+		add_latch(b->a, &g->loops[k], l);
 	}
+	free(back);
 	mark = calloc((size_t)g->nblocks + 1, sizeof(int));
 	work = calloc((size_t)g->nblocks + 1, sizeof(int));
 	if (!mark || !work)
