@@ -347,6 +347,11 @@ static uint32_t node_intern(struct expander *e, enum xnode_kind kind,
 	return n;
 }
 
+/* one per node: its size is a large share of the expansion's memory */
+_Static_assert(sizeof(struct xnode) == 40, "struct xnode is 40 bytes");
+
+/* IMM: the edge's iteration number, which xedge_imm derives from the
+ * source node (checked here) */
 static void add_edge(struct expander *e, uint32_t from, uint32_t to,
 		     enum xedge_act act, int32_t imm, uint32_t frame)
 {
@@ -355,8 +360,9 @@ static void add_edge(struct expander *e, uint32_t from, uint32_t to,
 
 	ed->to = to;
 	ed->act = act;
-	ed->imm = imm;
 	ed->frame = (uint16_t)frame;   /* < 65536: new_frame */
+	if (xedge_imm(n, ed) != imm)
+		abort();                /* expand.h's rule and the expansion disagree */
 	node_get(e, to)->npreds++;
 }
 

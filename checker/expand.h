@@ -42,15 +42,16 @@ enum xedge_act {
 	XE_SET_R0,      /* r0 = imm */
 };
 
-/* 12 bytes; frames are numbered in 16 bits (expand.c new_frame) */
+/* 8 bytes; frames are numbered in 16 bits (expand.c new_frame). The
+ * iteration number of PUSH_CB and SET_R0 is the source node's: xedge_imm. */
 struct xedge {
 	uint32_t to;
-	int32_t imm;    /* PUSH_CB, SET_R0: an iteration number */
 	uint16_t frame; /* PUSH: the new frame */
 	enum xedge_act act : 8;
 };
 
-/* 48 bytes, no padding inside: one per node of the expanded program */
+/* 40 bytes (48 while each edge kept its iteration number): one per node
+ * of the expanded program */
 struct xnode {
 	enum xnode_kind kind : 8;
 	uint8_t nsucc;
@@ -61,6 +62,18 @@ struct xnode {
 	uint32_t npreds;
 	uint32_t topo;      /* position in topological order */
 };
+
+/* The iteration number edge E of node FROM carries: PUSH_CB (r1 of the
+ * callback) and SET_R0 leave a CB_TEST with its iteration k (the callback
+ * runs the k-th time; done after k), SET_R0 leaves a CB_NEXT with k + 1
+ * (the callback of iteration k asked to stop: k + 1 iterations ran);
+ * 0 for every other edge. */
+static inline int32_t xedge_imm(const struct xnode *from, const struct xedge *e)
+{
+	if (e->act != XE_PUSH_CB && e->act != XE_SET_R0)
+		return 0;
+	return from->k + (from->kind == XN_CB_NEXT);
+}
 
 struct xgraph {
 	const struct object *o;

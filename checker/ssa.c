@@ -48,7 +48,8 @@ static void state_copy(const struct lifter *l, struct state *dst, const struct s
 
 /* Carry state S along edge E into the block being built (constants and the
  * new frame's r10 are emitted there). */
-static void apply_edge(struct lifter *l, struct state *s, const struct xedge *e)
+static void apply_edge(struct lifter *l, struct state *s, const struct xnode *from,
+		       const struct xedge *e)
 {
 	struct ssa_insn *fp;
 	struct fstate *f;
@@ -74,7 +75,7 @@ static void apply_edge(struct lifter *l, struct state *s, const struct xedge *e)
 							  .frame = (uint16_t)e->frame });
 		s->regs[ISA_REG_FP] = fp->id;
 		if (e->act == XE_PUSH_CB) {
-			s->regs[1] = lift_const(l, e->imm);
+			s->regs[1] = lift_const(l, xedge_imm(from, e));
 			s->regs[2] = s->fr[s->depth - 2].loop_ctx;
 			for (r = 3; r <= 5; r++)
 				s->regs[r] = 0;
@@ -87,7 +88,7 @@ static void apply_edge(struct lifter *l, struct state *s, const struct xedge *e)
 			s->regs[r] = 0;
 		break;
 	case XE_SET_R0:
-		s->regs[0] = lift_const(l, e->imm);
+		s->regs[0] = lift_const(l, xedge_imm(from, e));
 		break;
 	}
 }
@@ -223,20 +224,19 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 /* ---- blocks ------------------------------------------------------------ */
 
 /* one per node of the expanded program: its size is the lift's memory */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_block) == 64,
-	       "struct ssa_block is 64 bytes on 64-bit machines");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_block) == 56,
+	       "struct ssa_block is 56 bytes on 64-bit machines");
 /* one per value (with its operands after it) */
 _Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_insn) == 48,
 	       "struct ssa_insn is 48 bytes on 64-bit machines");
 
 static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id)
 {
-	struct ssa_block *b = arena_alloc(l->a, sizeof(*b));
+	struct ssa_block *b = arena_alloc8(l->a, sizeof(*b));   /* 56 bytes: 8-aligned */
 	const struct xctx *c = &l->x->ctxs[n->ctx];
 
 	b->id = id;
-	b->func = c->func;
-	b->frame = (uint16_t)c->frame;
+	b->frame = (uint16_t)c->frame;     /* its function: the frame's (ssa_block_func) */
 	l->blk = b;
 	l->g = l->x->cfgs[c->func];
 	l->frame = (uint16_t)c->frame;
@@ -397,7 +397,11 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 		break;
 	}
 	place_phis_first(l);
-	b->insns = arena_dup(l->a, l->insns.data, sizeof(struct ssa_insn *) * l->insns.len);
+	/* 8-aligned (arena_dup's 16 left 8 bytes after an odd count and took
+	 * 16 for an empty block) */
+	b->insns = arena_alloc8(l->a, sizeof(struct ssa_insn *) * (l->insns.len ? l->insns.len : 1));
+	if (l->insns.len)
+		memcpy(b->insns, l->insns.data, sizeof(struct ssa_insn *) * l->insns.len);
 	b->ninsns = (uint32_t)l->insns.len;
 	if (!l->map_value_oob)
 		l->map_value_oob = ssa_insns_map_value_oob(l->p->o, l->values.data,
@@ -539,7 +543,7 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 		}
 		left[src]--;
 		l->st = st;
-		apply_edge(l, st, pedge_edge(x, pe[0]));
+		apply_edge(l, st, &x->nodes[src], pedge_edge(x, pe[0]));
 		l->blk->preds[0] = x->nodes[src].topo;
 		return st;
 	}
@@ -557,7 +561,7 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 			state_copy(l, ins[i], out[src]);
 		}
 		left[src]--;
-		apply_edge(l, ins[i], pedge_edge(x, pe[i]));
+		apply_edge(l, ins[i], &x->nodes[src], pedge_edge(x, pe[i]));
 		l->blk->preds[i] = x->nodes[src].topo;
 	}
 	merge(l, ins, n->npreds);

@@ -156,8 +156,7 @@ struct ssa_block {
 	uint32_t a, b;            /* BRANCH operands, EXIT value */
 	uint32_t succ[2];
 	uint32_t npreds;
-	/* origin */
-	int func;                 /* index in o->funcs, -1 for synthetic blocks */
+	/* origin (the function: ssa_block_func) */
 	uint32_t last_slot;       /* the cfg block's last instruction slot */
 	uint16_t frame;           /* origin: the frame */
 	enum ssa_term term : 8;
@@ -166,6 +165,10 @@ struct ssa_block {
 	uint8_t nsucc;            /* entries of succ: at most 2 */
 	uint8_t note;             /* enum ssa_note */
 };
+
+/* The function block B belongs to (index in o->funcs): the one running in
+ * its frame (-1 without frames). */
+int ssa_block_func(const struct ssa_prog *p, const struct ssa_block *b);
 
 /* The reference of a value that has none: all zero, INSN_REF_NONE. */
 extern const struct insn_ref ssa_noref;

@@ -240,6 +240,7 @@ void ssa_print(const struct ssa_prog *p, FILE *out)
 {
 	const struct object *o = p->o;
 	uint32_t i, j;
+	int f;
 
 	fprintf(out, "; program %s: %u blocks, %u values, %u frames, loop bound %u, %u unwinding markers\n",
 		o ? o->funcs[p->func].name : "<code>", p->nblocks, p->nvalues, p->nframes,
@@ -265,8 +266,9 @@ void ssa_print(const struct ssa_prog *p, FILE *out)
 				print_guard(p, b->preds[j], i, out);
 			}
 		}
-		fprintf(out, "    ; %s frame %u", o && b->func >= 0 ? o->funcs[b->func].name : "code",
-			b->frame);
+		f = ssa_block_func(p, b);
+		fprintf(out, "    ; %s frame %u",
+			o && f >= 0 && (uint32_t)f < o->nfuncs ? o->funcs[f].name : "code", b->frame);
 		if (b->note)
 			fprintf(out, ", %s", ssa_note_text(b->note));
 		fputc('\n', out);
@@ -289,6 +291,11 @@ void ssa_print(const struct ssa_prog *p, FILE *out)
 			break;
 		}
 	}
+}
+
+int ssa_block_func(const struct ssa_prog *p, const struct ssa_block *b)
+{
+	return b->frame < p->nframes ? p->frames[b->frame].func : -1;
 }
 
 int ssa_value_sec(const struct ssa_prog *p, const struct ssa_insn *v)
