@@ -101,8 +101,12 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 size_t arena_used(const struct arena *a);                 /* bytes handed out */
 
+/* zeroed, aligned for TYPE: 8 bytes unless it needs more (session 22: an
+ * array of one or two ints took 16 bytes, a CFG block's preds and a
+ * loop's members and latches) */
 #define arena_new_array(a, type, n) \
-	((type *)arena_alloc((a), sizeof(type) * (size_t)(n)))
+	((type *)arena_alloc_align((a), sizeof(type) * (size_t)(n), \
+				   _Alignof(type) > 8 ? _Alignof(type) : 8))
 
 /* A growable array whose storage lives in an arena (old storage is simply
  * abandoned when it grows; the arena frees it with everything else).
