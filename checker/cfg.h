@@ -27,19 +27,20 @@ enum cfg_term {
 	CFG_TERM_EXIT,    /* exit: no successor */
 };
 
+/* 56 bytes on 64-bit machines, no padding inside but its end */
 struct cfg_block {
 	uint32_t first, last;   /* slots of the first and last instruction */
-	enum cfg_term term;
 	int succ[2];
-	int nsucc;
 	int *preds;
 	int npreds;
 	int idom;               /* -1 for the entry and unreachable blocks */
 	int loop;               /* innermost loop containing the block, or -1 */
-	bool reachable;
 	uint32_t rpo;           /* reverse post-order number (reachable blocks) */
 	uint32_t dpre, dpost;   /* pre/post order in the dominator tree: A
 	                         * dominates B iff A's interval holds B's */
+	enum cfg_term term : 8;
+	uint8_t nsucc;
+	bool reachable;
 };
 
 struct cfg_loop {

@@ -347,8 +347,10 @@ static uint32_t node_intern(struct expander *e, enum xnode_kind kind,
 	return n;
 }
 
-/* one per node: its size is a large share of the expansion's memory */
+/* one per node, one per loop iteration: a large share of the expansion's
+ * memory */
 _Static_assert(sizeof(struct xnode) == 40, "struct xnode is 40 bytes");
+_Static_assert(sizeof(struct xctx) == 24, "struct xctx is 24 bytes");
 
 /* IMM: the edge's iteration number, which xedge_imm derives from the
  * source node (checked here) */

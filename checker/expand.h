@@ -16,13 +16,14 @@
 
 enum xctx_kind { XCTX_ROOT, XCTX_CALL, XCTX_LOOP, XCTX_CB };
 
+/* 24 bytes: one per loop iteration of the expansion */
 struct xctx {
-	enum xctx_kind kind;
+	enum xctx_kind kind : 8;
+	uint16_t depth;    /* frames in the chain, 1 for the root (<= SSA_MAX_FRAMES) */
 	uint32_t parent;
 	int func;          /* function running in this context */
 	int a, b;          /* CALL: site block, 0; LOOP: loop, iteration; CB: site block, iteration */
 	uint32_t frame;    /* frame id (index in the frame list) of this context */
-	uint32_t depth;    /* frames in the chain, 1 for the root */
 };
 
 enum xnode_kind {
