@@ -20,14 +20,14 @@ struct builder {
 	const char *path;
 };
 
-/* Calls that change control flow end a block: BPF-to-BPF calls (inlined by
- * the SSA stage), bpf_loop (its callback is inlined as a loop) and
- * bpf_tail_call (which may not return). */
 /* one per basic block: a million-instruction function has a third of a
  * million */
 _Static_assert(sizeof(void *) != 8 || sizeof(struct cfg_block) == 56,
 	       "struct cfg_block is 56 bytes on 64-bit machines");
 
+/* Calls that change control flow end a block: BPF-to-BPF calls (inlined by
+ * the SSA stage), bpf_loop (its callback is inlined as a loop) and
+ * bpf_tail_call (which may not return). */
 static bool is_local_call(const struct insn *in)
 {
 	return in->op == ISA_CALL &&

@@ -146,8 +146,9 @@ struct ssa_prog;
 int ssa_value_sec(const struct ssa_prog *p, const struct ssa_insn *v);
 
 /* Fields are ordered so that the struct has no padding inside but its end
- * (64 bytes, one per node of the expanded program: 80 until session 21,
- * with a note pointer and three origin fields nothing read). */
+ * (56 bytes, one per node of the expanded program, allocated 8-aligned: 80
+ * until session 21, with a note pointer and three origin fields nothing
+ * read; 64 until session 22, with its function, which the frame gives). */
 struct ssa_block {
 	struct ssa_insn **insns;  /* phis first */
 	uint32_t *preds;          /* one per incoming edge, the phi order */

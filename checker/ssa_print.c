@@ -293,19 +293,22 @@ void ssa_print(const struct ssa_prog *p, FILE *out)
 	}
 }
 
+/* The function running in frame FRAME of P, -1 for no such frame. */
+static int frame_func(const struct ssa_prog *p, uint16_t frame)
+{
+	return frame < p->nframes ? p->frames[frame].func : -1;
+}
+
 int ssa_block_func(const struct ssa_prog *p, const struct ssa_block *b)
 {
-	return b->frame < p->nframes ? p->frames[b->frame].func : -1;
+	return frame_func(p, b->frame);
 }
 
 int ssa_value_sec(const struct ssa_prog *p, const struct ssa_insn *v)
 {
-	int f;
+	int f = frame_func(p, v->frame);
 
-	if (!p->o || v->frame >= p->nframes)
-		return -1;
-	f = p->frames[v->frame].func;
-	return f >= 0 && (uint32_t)f < p->o->nfuncs ? p->o->funcs[f].sec : -1;
+	return p->o && f >= 0 && (uint32_t)f < p->o->nfuncs ? p->o->funcs[f].sec : -1;
 }
 
 const char *ssa_note_text(unsigned note)
