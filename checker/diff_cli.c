@@ -9,6 +9,7 @@
  */
 #include "checker.h"
 #include "diff.h"
+#include "handover.h"
 #include "selfcomp.h"
 
 #include <getopt.h>
@@ -214,6 +215,7 @@ int diff_main(int argc, char **argv)
 	} else {
 		diff_run(&lo, po, &ln, pn, prog, &o, &rep);
 	}
+	handover_commit();             /* no Z3 after this: what follows is final */
 	if (prog && rep.n == 0) {
 		fprintf(stderr, "bpf-invcheck: error: no program matches '%s' in either object\n", prog);
 		code = 2;

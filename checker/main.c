@@ -7,6 +7,7 @@
 #include "cache.h"
 #include "checker.h"
 #include "diff.h"
+#include "handover.h"
 #include "instrument.h"
 #include "pipeline.h"
 #include "progress.h"
@@ -208,7 +209,9 @@ static int parse_args(int argc, char **argv, struct cli *c)
 				fprintf(stderr, "bpf-invcheck: error: --deadline needs a number of seconds from 1 to 86400, not '%s'\n", optarg);
 				return -1;
 			}
-			c->check.deadline_at = check_clock() + c->check.deadline_s;
+			/* from the run's start: a handed-over run keeps the
+			 * static process's (handover.h) */
+			c->check.deadline_at = handover_start_ns() / 1e9 + c->check.deadline_s;
 			break;
 		case 'f':
 			if (!strcmp(optarg, "text")) {
@@ -390,8 +393,20 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 		return -1;
 	if (c->cached) {
 		cache_finish(&c->cache);
-		if (cache_lookup(&c->cache, stdout, &code))
+		out = open_memstream(&buf, &len);
+		if (!out)
+			abort();
+		if (cache_lookup(&c->cache, out, &code)) {
+			fclose(out);
+			handover_commit();     /* final: no check runs (held warnings first) */
+			fwrite(buf, 1, len, stdout);
+			free(buf);
 			return code;
+		}
+		fclose(out);
+		free(buf);
+		buf = NULL;
+		len = 0;
 		out = open_memstream(&buf, &len);
 		if (!out)
 			abort();
@@ -413,6 +428,7 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 	progress_start(&pg, set->n, l->o->path, &c->check);
 	check_run_all(l, set, &c->check, r);
 	progress_end(&pg);
+	handover_commit();             /* no check needs Z3 any more: what follows is final */
 	for (i = 0; c->no_timing && i < set->n; i++)
 		r[i].seconds = 0;
 	report_write(l, set, r, c->format, c->quiet, out);
@@ -459,12 +475,13 @@ int main(int argc, char **argv)
 	int *progs, n, err;
 	char **args;
 
+	handover_init(argv);
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
 	args = malloc(sizeof(char *) * ((size_t)argc + 1));
 	if (!args)
 		abort();
-	c.st.start = stats_now();
+	c.st.start = handover_start_ns();
 	memcpy(args, argv, sizeof(char *) * ((size_t)argc + 1));
 	err = parse_args(argc, argv, &c);
 	if (!err && c.cache_dir) {
@@ -489,6 +506,8 @@ int main(int argc, char **argv)
 	}
 	progs = arena_new_array(a, int, l.o->nfuncs + 1);
 	n = check_select(l.o, c.program, progs);
+	if (c.dump >= 0 || c.replay)
+		handover_commit();     /* these write as they go, and need no Z3: final at once */
 	if (c.program && n == 0) {
 		diag_fail(&d, c.object, "no program matches '%s'", c.program);
 		err = -1;

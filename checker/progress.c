@@ -5,12 +5,30 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+/* Straight to the terminal: stderr may be held (handover.h), and a
+ * progress line is not output to hold. */
+static void put(const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = write(STDERR_FILENO, s, n);
+
+		if (w <= 0)
+			return;
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
 /* One line, cut to the terminal's width (a wrapped line cannot be
  * rewritten with \r). */
 static void show(struct progress *p, const char *text)
 {
-	fprintf(stderr, "\r\033[K%.*s", (int)(p->width - 1), text);
-	fflush(stderr);
+	char buf[600];
+	int n;
+
+	fflush(stderr);                /* what was written before it (not held) */
+	n = snprintf(buf, sizeof(buf), "\r\033[K%.*s", (int)(p->width - 1), text);
+	put(buf, n < 0 ? 0 : (size_t)n < sizeof(buf) ? (size_t)n : sizeof(buf) - 1);
 }
 
 static void step(void *arg, unsigned done, unsigned total, const struct mon_check *c)
@@ -43,9 +61,7 @@ void progress_start(struct progress *p, unsigned total, const char *object,
 
 void progress_end(struct progress *p)
 {
-	if (p->on) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
-	}
+	if (p->on)
+		put("\r\033[K", 4);
 	pthread_mutex_destroy(&p->mu);
 }

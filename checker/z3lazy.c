@@ -8,7 +8,6 @@
 #define Z3LAZY_IMPL
 #include "z3lazy.h"
 
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -22,15 +21,12 @@ static int loaded;
 
 static void load(void)
 {
-	void *h = dlopen(Z3LAZY_SONAME, RTLD_LAZY | RTLD_LOCAL);
+	void *h = z3lazy_open(why, sizeof(why));
 
-	if (!h) {
-		snprintf(why, sizeof(why), "cannot open the solver library %s: %s",
-			 Z3LAZY_SONAME, dlerror());
+	if (!h)
 		return;
-	}
 #define X(f)                                                                   \
-	if (!(z3lazy_##f = (__typeof__(f) *)dlsym(h, #f))) {                   \
+	if (!(z3lazy_##f = (__typeof__(f) *)z3lazy_sym(h, #f))) {              \
 		snprintf(why, sizeof(why), "the solver library %s has no %s",  \
 			 Z3LAZY_SONAME, #f);                                   \
 		return;                                                        \

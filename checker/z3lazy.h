@@ -27,6 +27,14 @@ Z3_config z3lazy_mk_config(void);
  * returned NULL ("" when it was opened). */
 const char *z3lazy_error(void);
 
+/* The library opened (dlopen of Z3LAZY_SONAME: z3open.c), or NULL with
+ * why in WHY; a static bpf-invcheck links its own (z3open_static.c: the
+ * run is handed over to the solver build, handover.h). Called once, by
+ * the first z3lazy_mk_config. */
+void *z3lazy_open(char *why, size_t n);
+/* Function NAME of the library H; NULL if it has none. */
+void *z3lazy_sym(void *h, const char *name);
+
 /* Z3LAZY_SONAME, the library's name, and Z3LAZY_PATH, the file the build
  * found it in, come from the build (checker/z3_soname.py). */
 

@@ -1,13 +1,18 @@
 #!/bin/sh
-# install.sh BUILD_ROOT BPF_INVCHECK EXAMPLES_DIR: `meson install` puts the
-# invariant packs under DATADIR/bpf-invcheck/invariants and the installed
-# binary reads those (checker/packdir.c), not the source tree's: a marker
-# invariant added to the installed xdp.inv only is found by the installed
-# binary and unknown to the build tree's.
+# install.sh BUILD_ROOT BPF_INVCHECK EXAMPLES_DIR static|dynamic SOURCE_ROOT:
+# `meson install` puts the invariant packs under DATADIR/bpf-invcheck/invariants
+# and the installed binary reads those (checker/packdir.c), not the source
+# tree's: a marker invariant added to the installed xdp.inv only is found by
+# the installed binary and unknown to the build tree's. A static build
+# (meson option static_pie) installs bpf-invcheck-z3 beside it, and the
+# installed binary hands its runs needing Z3 over to that one
+# (checker/handover.h).
 set -u
 build=$1
 bin=$2
 ex=$3
+kind=$4
+src=$5
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -44,6 +49,30 @@ rc=$?
 if [ "$rc" -ne 2 ] || [ "$(cat "$tmp/out")" != "$tmp/m.inv:2:26: error: pack 'xdp' has no invariant 'install_marker'" ]; then
 	echo "FAIL: the build tree's binary should read the source tree's pack (exit $rc):"; cat "$tmp/out"
 	fails=$((fails + 1))
+fi
+if [ "$kind" = static ]; then
+	inst_z3=$(dirname "$inst_bin")/bpf-invcheck-z3
+	if [ ! -x "$inst_z3" ]; then
+		echo "FAIL: a static build installs bin/bpf-invcheck-z3 beside bin/bpf-invcheck"
+		fails=$((fails + 1))
+	fi
+	# scx_pack's push_strict needs Z3: handed over to the installed sibling
+	LD_DEBUG=files "$inst_bin" "$ex/scx_pack.bpf.o" "$src/examples/scx_pack.inv" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne 0 ] || ! grep -q '^13 checks: 13 hold, 0 violated, 0 unknown$' "$tmp/out" ||
+	   ! grep -q 'file=libz3\.so[.0-9]* \[0\];  dynamically loaded by' "$tmp/err"; then
+		echo "FAIL: the installed static binary did not hand scx_pack over to $inst_z3 (exit $rc):"
+		tail -3 "$tmp/out"; grep -E 'libz3|initialize program|error' "$tmp/err" | head -5
+		fails=$((fails + 1))
+	fi
+	# ... the one installed beside it: without it, those checks fail
+	rm -f "$inst_z3"
+	"$inst_bin" "$ex/scx_pack.bpf.o" "$src/examples/scx_pack.inv" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -ne 2 ] || ! grep -qF "but cannot run $inst_z3: No such file or directory" "$tmp/err"; then
+		echo "FAIL: the installed static binary without $inst_z3 (exit $rc):"; head -3 "$tmp/err"
+		fails=$((fails + 1))
+	fi
 fi
 [ "$fails" -eq 0 ] && echo "install: ok"
 [ "$fails" -eq 0 ]

@@ -285,6 +285,22 @@ def targets(ex, gen, sizes):
     return out
 
 
+BUILD_KIND = 'unknown'
+
+
+def build_kind(path):
+    """Static PIE (meson option static_pie) or dynamically linked."""
+    p = subprocess.run(['readelf', '-l', '-W', path], capture_output=True, text=True)
+    if p.returncode != 0:
+        return 'of an unknown kind (readelf failed)'
+    if 'INTERP' in p.stdout:
+        return 'dynamically linked (meson option static_pie off)'
+    return ('a static PIE (meson option static_pie): a run that needs Z3 is handed over to '
+            'bpf-invcheck-z3, the same program linked dynamically, which does it again '
+            '(docs/architecture.md, "A static binary, and Z3 in its sibling"): scx_pack\'s and '
+            'scx_percpu\'s times include both processes')
+
+
 def report(ex, gen, exps, tg, sizes):
     L = []
     L.append('Examples: the default spec examples/NAME.inv, bpf-invcheck processes (median of %d); '
@@ -301,6 +317,8 @@ def report(ex, gen, exps, tg, sizes):
              'child: from the fork on), kernel faults = those of the last kernel-load process '
              '(a page touched for the first time costs 11-16 us on this machine: '
              'docs/architecture.md, "Pages touched").' % (REPS_CHECK, REPS_KPROC, REPS_KPROC))
+    L.append('')
+    L.append('The bpf-invcheck measured is %s.' % BUILD_KIND)
     L.append('')
     L.append('| example | insns | checks | verdicts | ' + ' | '.join(STAGES) +
              ' | total | wall | slowest check | kernel proc | bpftool proc | kernel | ratio proc'
@@ -440,6 +458,8 @@ def main():
     a.build, a.src = os.path.abspath(a.build), os.path.abspath(a.src)
     a.out = os.path.join(a.build, 'bench')
     a.checker = os.path.join(a.build, 'bpf-invcheck')
+    global BUILD_KIND
+    BUILD_KIND = build_kind(a.checker)
     a.lift = os.path.join(a.build, 'tests', 'bench', 'bench_lift')
     a.kload = os.path.join(a.build, 'tests', 'bench', 'bench_kload')
     a.genprog = os.path.join(a.src, 'tests', 'bench', 'genprog.py')

@@ -1,0 +1,212 @@
+/* handover.c - a static bpf-invcheck hands a run needing Z3 over to the
+ * solver build (contract: handover.h).
+ *
+ * Process-wide state (style.md asks for none in the library): it is the
+ * process's, like stderr itself, written by handover_init before any
+ * thread and by handover_commit from the main thread after the checks'
+ * threads are joined; handover_exec reads it under z3lazy's pthread_once.
+ */
+#define _GNU_SOURCE            /* fopencookie */
+#include "handover.h"
+#include "stats.h"
+#include "z3lazy.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#define ENV_NAME "BPF_INVCHECK_HANDOVER"
+#define SOLVER_NAME "bpf-invcheck-z3"
+
+static char **saved_argv;
+static uint64_t start_ns;
+static bool armed;             /* a handover may still happen */
+static bool looped;            /* this static process was itself handed a run */
+static struct {
+	char *buf;
+	size_t len, cap;
+	bool on;
+} held;
+
+/* a process that cannot open libz3 itself (the static build) */
+static bool handover_static(void)
+{
+	/* no program interpreter: nothing mapped libc.so, nothing can */
+	return getauxval(AT_BASE) == 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static ssize_t hold_write(void *cookie, const char *p, size_t n)
+{
+	(void)cookie;
+	if (!held.on)
+		return write_all(STDERR_FILENO, p, n) ? -1 : (ssize_t)n;
+	if (held.len + n > held.cap) {
+		size_t cap = held.cap ? held.cap : 4096;
+		char *b;
+
+		while (cap < held.len + n)
+			cap *= 2;
+		b = realloc(held.buf, cap);
+		if (!b)
+			abort();
+		held.buf = b;
+		held.cap = cap;
+	}
+	memcpy(held.buf + held.len, p, n);
+	held.len += n;                 /* after the bytes: on_crash reads up to it */
+	return (ssize_t)n;
+}
+
+/* A crash (an assertion's abort included) shows what is held, then dies
+ * as it would have: write(2) is async-signal-safe, and a buffer being
+ * grown shows its old length. */
+static void on_crash(int sig)
+{
+	if (held.on && held.len)
+		(void)write_all(STDERR_FILENO, held.buf, held.len);
+	held.on = false;
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+/* stderr held in memory until the commit: what was shown could not be
+ * taken back by the process the run is handed over to, which shows it
+ * again */
+static void hold_stderr(void)
+{
+	static const cookie_io_functions_t io = { .write = hold_write };
+	static const int crashes[] = { SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+	FILE *f = fopencookie(NULL, "w", io);
+	unsigned i;
+
+	if (!f)
+		return;                /* not held: no handover either */
+	setvbuf(f, NULL, _IONBF, 0);
+	held.on = true;
+	stderr = f;
+	armed = true;
+	atexit(handover_commit);
+	for (i = 0; i < sizeof(crashes) / sizeof(crashes[0]); i++)
+		signal(crashes[i], on_crash);
+}
+
+void handover_init(char **argv)
+{
+	const char *e = getenv(ENV_NAME);
+	uint64_t now = stats_now(), t;
+	char *end;
+
+	saved_argv = argv;
+	start_ns = now;
+	if (e) {
+		/* the start of the static process that handed this run over
+		 * (the same clock; never in the future) */
+		errno = 0;
+		t = strtoull(e, &end, 10);
+		if (!errno && end != e && !*end && t <= now)
+			start_ns = t;
+		unsetenv(ENV_NAME);
+	}
+	if (!handover_static())
+		return;
+	/* a static process started by a handover: the solver build in its
+	 * place is static too; handing over again would loop */
+	looped = e != NULL;
+	if (!looped)
+		hold_stderr();
+}
+
+uint64_t handover_start_ns(void)
+{
+	return start_ns;
+}
+
+void handover_commit(void)
+{
+	armed = false;
+	if (!held.on)
+		return;
+	fflush(stderr);
+	held.on = false;
+	if (held.len)
+		(void)write_all(STDERR_FILENO, held.buf, held.len);
+	free(held.buf);
+	held.buf = NULL;
+	held.len = held.cap = 0;
+}
+
+/* DIR of this executable + "/" + SOLVER_NAME into OUT; false if unknown */
+static bool solver_path(char *out, size_t n)
+{
+	char self[PATH_MAX];
+	ssize_t k = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (k <= 0)
+		return false;
+	self[k] = '\0';
+	slash = strrchr(self, '/');
+	if (!slash)
+		return false;
+	*slash = '\0';
+	return snprintf(out, n, "%s/%s", self, SOLVER_NAME) < (int)n;
+}
+
+void handover_exec(char *why, size_t n)
+{
+	char path[PATH_MAX + sizeof(SOLVER_NAME) + 1], env[32];
+	int err;
+
+	if (looped) {
+		snprintf(why, n, "this bpf-invcheck is a static build, and so is the program it was "
+			 "started as (%s): neither can open the solver library %s", SOLVER_NAME,
+			 Z3LAZY_SONAME);
+		return;
+	}
+	if (!armed) {
+		snprintf(why, n, "this bpf-invcheck is a static build and cannot open the solver "
+			 "library %s: it hands a run over to %s before any output only",
+			 Z3LAZY_SONAME, SOLVER_NAME);
+		return;
+	}
+	if (!solver_path(path, sizeof(path))) {
+		snprintf(why, n, "this bpf-invcheck is a static build: it runs %s for checks that need "
+			 "the solver library %s, but cannot find its own directory (/proc/self/exe): %s",
+			 SOLVER_NAME, Z3LAZY_SONAME, strerror(errno));
+		return;
+	}
+	snprintf(env, sizeof(env), "%" PRIu64, start_ns);
+	if (setenv(ENV_NAME, env, 1) == 0) {
+		/* what stderr holds is not shown: the solver build shows it */
+		execv(path, saved_argv);
+		err = errno;
+		unsetenv(ENV_NAME);
+	} else {
+		err = errno;
+	}
+	snprintf(why, n, "this bpf-invcheck is a static build: it runs %s (the same program, "
+		 "which opens the solver library %s) for checks that need it, but cannot run %s: %s",
+		 SOLVER_NAME, Z3LAZY_SONAME, path, strerror(err));
+}
