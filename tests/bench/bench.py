@@ -268,8 +268,8 @@ def targets(ex, gen, sizes):
         if ratios:
             med, hi = statistics.median(ratios), p95(ratios)
             out.append(('checking an example <= 1.0x the kernel load (%s), median over %d examples' %
-                        (how, len(ratios)), '%.1fx' % med, med <= T_MEDIAN))
-            out.append(('... p95 <= 3x (%s)' % how.split(':')[0], '%.1fx' % hi, hi <= T_P95))
+                        (how, len(ratios)), '%.2fx' % med, med <= T_MEDIAN))
+            out.append(('... p95 <= 3x (%s)' % how.split(':')[0], '%.2fx' % hi, hi <= T_P95))
         else:
             out.append(('checking an example vs the kernel load (%s)' % how,
                         'no kernel numbers (bpf() not available)', False))
@@ -294,11 +294,13 @@ def build_kind(path):
     if p.returncode != 0:
         return 'of an unknown kind (readelf failed)'
     if 'INTERP' in p.stdout:
-        return 'dynamically linked (meson option static_pie off)'
-    return ('a static PIE (meson option static_pie): a run that needs Z3 is handed over to '
-            'bpf-invcheck-z3, the same program linked dynamically, which does it again '
-            '(docs/architecture.md, "A static binary, and Z3 in its sibling"): scx_pack\'s and '
-            'scx_percpu\'s times include both processes')
+        return ('dynamically linked (meson option static_pie off), and so is the kernel-load '
+                'process')
+    return ('a static PIE (meson option static_pie), and so is the kernel-load process (like '
+            'with like; bpftool is Debian\'s, libc linked dynamically): a run that needs Z3 is '
+            'handed over to bpf-invcheck-z3, the same program linked dynamically, which does it '
+            'again (docs/architecture.md, "A static binary, and Z3 in its sibling"): scx_pack\'s '
+            'and scx_percpu\'s times include both processes')
 
 
 def report(ex, gen, exps, tg, sizes):

@@ -12,7 +12,8 @@
  * kload --process OBJECT: one open + load + close and exit (0: loaded,
  * 1: refused or unreadable), nothing printed: the benchmark times this
  * whole process, the kernel's side of the process-vs-process comparison
- * (as `bpftool prog loadall` would do it, without pinning).
+ * (as `bpftool prog loadall` would do it, without pinning). Linked as
+ * bpf-invcheck is (tests/bench/meson.build): a static PIE where it is one.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
