@@ -3,9 +3,9 @@
  * static binary, and Z3 in its sibling").
  *
  * Where the build can (meson option static_pie), bpf-invcheck is a static
- * PIE: no dynamic linker, no libc.so to map and relocate, about 1 ms less
- * per process on the benchmark's machine, more than most small examples'
- * checks. A static binary cannot dlopen libz3 (a second libc in the
+ * PIE: no dynamic linker, no libc.so to map and relocate, 0.5-1 ms less
+ * per process on the benchmark's machine, about what a small example's
+ * checks take. A static binary cannot dlopen libz3 (a second libc in the
  * process), so the first time a check needs Z3 the process executes
  * bpf-invcheck-z3, the same program linked dynamically, installed next to
  * it, with the same arguments: the run starts over there and reports as a
