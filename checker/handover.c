@@ -79,9 +79,10 @@ static ssize_t hold_write(void *cookie, const char *p, size_t n)
 	return (ssize_t)n;
 }
 
-/* A crash (an assertion's abort included) shows what is held, then dies
- * as it would have: write(2) is async-signal-safe, and a buffer being
- * grown shows its old length. */
+/* A crash (an assertion's abort included), or a signal that ends the
+ * run (Ctrl-C, a timeout's SIGTERM), shows what is held, then dies as it
+ * would have: write(2) is async-signal-safe, and a buffer being grown
+ * shows its old length. */
 static void on_crash(int sig)
 {
 	if (held.on && held.len)
@@ -97,7 +98,8 @@ static void on_crash(int sig)
 static void hold_stderr(void)
 {
 	static const cookie_io_functions_t io = { .write = hold_write };
-	static const int crashes[] = { SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL };
+	static const int ends[] = { SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
+				    SIGINT, SIGTERM, SIGHUP, SIGXCPU };
 	FILE *f = fopencookie(NULL, "w", io);
 	unsigned i;
 
@@ -108,8 +110,13 @@ static void hold_stderr(void)
 	stderr = f;
 	armed = true;
 	atexit(handover_commit);
-	for (i = 0; i < sizeof(crashes) / sizeof(crashes[0]); i++)
-		signal(crashes[i], on_crash);
+	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+		struct sigaction old;
+
+		/* one ignored (nohup) stays ignored */
+		if (sigaction(ends[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			signal(ends[i], on_crash);
+	}
 }
 
 void handover_init(char **argv)

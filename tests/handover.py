@@ -16,7 +16,8 @@ beside it (checker/handover.h):
 - a static sibling (a handover to a static binary) stops with an error
   instead of handing over again;
 - the run's start is taken over (BPF_INVCHECK_HANDOVER): --deadline and
-  the --stats total count from it; a malformed value is ignored.
+  the --stats total count from it; a malformed value is ignored;
+- a signal that ends the run (SIGTERM) shows the held warning first.
 
 Skipped (77) where bpf-invcheck is not a static build (meson option
 static_pie)."""
@@ -135,6 +136,23 @@ for bad in ['junk', '', str(time.monotonic_ns() + 3600 * 10**9)]:
     if rc != 0 or not m or float(m.group(1)) > 5:
         fail('BPF_INVCHECK_HANDOVER=%r should be ignored: exit %d, total %s' %
              (bad, rc, m and m.group(1)))
+
+# 6. a signal that ends the run shows what is held: the spec is a FIFO,
+# opened after the object (its warning held); once our writer's open
+# returns, the checker is blocked reading it
+with tempfile.TemporaryDirectory() as tmp:
+    fifo = os.path.join(tmp, 'spec.inv')
+    os.mkfifo(fifo)
+    e = dict(os.environ)
+    e.pop('BPF_INVCHECK_HANDOVER', None)
+    p = subprocess.Popen([binary, hobj, fifo], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=e)
+    w = os.open(fifo, os.O_WRONLY)
+    p.terminate()
+    out, err = p.communicate(timeout=60)
+    os.close(w)
+    if p.returncode != -15 or [l for l in err.splitlines() if 'warning:' in l] != [WARN]:
+        fail('SIGTERM while the warning is held: exit %d, stderr %r' % (p.returncode, err))
 
 print('handover: %d failures' % len(fails))
 sys.exit(1 if fails else 0)
