@@ -187,14 +187,14 @@ void handover_exec(char *why, size_t n)
 	int err;
 
 	if (looped) {
-		snprintf(why, n, "this bpf-invcheck is a static build, and so is the program it was "
-			 "started as (%s): neither can open the solver library %s", SOLVER_NAME,
-			 Z3LAZY_SONAME);
+		snprintf(why, n, "this bpf-invcheck is a static build started with %s set, as by a "
+			 "handover (is %s a static build too?): it cannot open the solver library %s, "
+			 "and does not hand the run over again", ENV_NAME, SOLVER_NAME, Z3LAZY_SONAME);
 		return;
 	}
 	if (!armed) {
 		snprintf(why, n, "this bpf-invcheck is a static build and cannot open the solver "
-			 "library %s: it hands a run over to %s before any output only",
+			 "library %s: it can hand a run over to %s only before its output is final",
 			 Z3LAZY_SONAME, SOLVER_NAME);
 		return;
 	}
