@@ -198,6 +198,9 @@ void diag_print_stderr(void *arg, const struct diag_msg *m);
 /* A command-line number: decimal digits only, LO <= value <= HI. */
 int parse_uint_range(const char *s, unsigned lo, unsigned hi, unsigned *out);
 const char *diag_level_name(enum diag_level lvl);
+/* All N bytes of P to FD (write(2) again after EINTR or a short write);
+ * -1 on an error. Async-signal-safe. */
+int write_full(int fd, const void *p, size_t n);
 /* "a/b/../c" -> "a/c": lexical clean-up of a path for messages; returns OUT,
  * or IN when it does not fit. */
 const char *path_clean(const char *in, char *out, size_t size);

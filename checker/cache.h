@@ -50,7 +50,7 @@ int cache_file(struct cache *c, const char *path);
 void cache_text(void *c, const char *path, const char *text, size_t len);
 void cache_finish(struct cache *c);
 /* A stored entry: its stdout written to OUT, *CODE its exit code; 1 on a
- * hit, 0 on a miss (a damaged entry is a miss). */
+ * hit, 0 on a miss (a damaged entry is a miss; nothing is written then). */
 int cache_lookup(const struct cache *c, FILE *out, int *code);
 /* May the run with these results be stored? */
 bool cache_storable(const struct check_result *r, unsigned n);

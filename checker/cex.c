@@ -411,9 +411,9 @@ static struct cex_call *new_call(struct cx *x, const struct ssa_block *b, uint32
 				 const struct insn_ref *ref, int64_t imm)
 {
 	struct cex_call *cc = vec_push(x->a, &x->calls, sizeof(*cc));
-	int f = ssa_block_func(x->p, b);
+	int sec = ssa_block_sec(x->p, b);
 
-	cc->sec = f >= 0 ? x->o->funcs[f].sec : 0;
+	cc->sec = sec >= 0 ? sec : 0;
 	cc->slot = slot;
 	cc->helper = ref->kind == INSN_REF_HELPER ? (int)imm : -1;
 	cc->kfunc = ref->kind == INSN_REF_KFUNC ? ref->index : -1;

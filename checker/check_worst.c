@@ -182,12 +182,11 @@ static bool guide_step(const struct loaded *l, const struct ssa_prog *p, uint32_
 		       struct search_step *st)
 {
 	const struct ssa_block *k = p->blocks[b];
-	int sec, f = ssa_block_func(p, k);
+	int sec = ssa_block_sec(p, k);
 
-	if (k->term != SSA_TERM_BRANCH || k->note != SSA_NOTE_NONE || f < 0 ||
-	    (uint32_t)f >= p->o->nfuncs || k->nsucc != 2 || k->succ[0] == k->succ[1])
+	if (k->term != SSA_TERM_BRANCH || k->note != SSA_NOTE_NONE || k->nsucc != 2 ||
+	    k->succ[0] == k->succ[1])
 		return false;
-	sec = p->o->funcs[f].sec;
 	if (sec < 0 || (uint32_t)sec >= p->o->nsections || k->last_slot >= p->o->sections[sec].nslots ||
 	    isa_table[l->insns[sec][k->last_slot].op].kind != ISA_K_JCOND)
 		return false;

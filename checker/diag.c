@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *diag_level_name(enum diag_level lvl)
 {
@@ -142,5 +143,22 @@ int parse_uint_range(const char *s, unsigned lo, unsigned hi, unsigned *out)
 	if (*end || errno || v < lo || v > hi)
 		return -1;
 	*out = (unsigned)v;
+	return 0;
+}
+
+int write_full(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		c += w;
+		n -= (size_t)w;
+	}
 	return 0;
 }

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE            /* fopencookie */
 #include "handover.h"
+#include "base.h"
 #include "stats.h"
 #include "z3lazy.h"
 
@@ -42,26 +43,11 @@ static bool handover_static(void)
 	return getauxval(AT_BASE) == 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static ssize_t hold_write(void *cookie, const char *p, size_t n)
 {
 	(void)cookie;
 	if (!held.on)
-		return write_all(STDERR_FILENO, p, n) ? -1 : (ssize_t)n;
+		return write_full(STDERR_FILENO, p, n) ? -1 : (ssize_t)n;
 	if (held.len + n > held.cap) {
 		size_t cap = held.cap ? held.cap : 4096;
 		char *b;
@@ -86,7 +72,7 @@ static ssize_t hold_write(void *cookie, const char *p, size_t n)
 static void on_crash(int sig)
 {
 	if (held.on && held.len)
-		(void)write_all(STDERR_FILENO, held.buf, held.len);
+		(void)write_full(STDERR_FILENO, held.buf, held.len);
 	held.on = false;
 	signal(sig, SIG_DFL);
 	raise(sig);
@@ -158,7 +144,7 @@ void handover_commit(void)
 	fflush(stderr);
 	held.on = false;
 	if (held.len)
-		(void)write_all(STDERR_FILENO, held.buf, held.len);
+		(void)write_full(STDERR_FILENO, held.buf, held.len);
 	free(held.buf);
 	held.buf = NULL;
 	held.len = held.cap = 0;

@@ -393,6 +393,8 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 		return -1;
 	if (c->cached) {
 		cache_finish(&c->cache);
+		/* the run's output goes here; a hit's first (it writes nothing
+		 * on a miss) */
 		out = open_memstream(&buf, &len);
 		if (!out)
 			abort();
@@ -403,13 +405,6 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 			free(buf);
 			return code;
 		}
-		fclose(out);
-		free(buf);
-		buf = NULL;
-		len = 0;
-		out = open_memstream(&buf, &len);
-		if (!out)
-			abort();
 	}
 	if (post_resolve(c, l, set, a, d)) {
 		if (c->cached) {

@@ -9,14 +9,7 @@
  * progress line is not output to hold. */
 static void put(const char *s, size_t n)
 {
-	while (n) {
-		ssize_t w = write(STDERR_FILENO, s, n);
-
-		if (w <= 0)
-			return;
-		s += w;
-		n -= (size_t)w;
-	}
+	(void)write_full(STDERR_FILENO, s, n);
 }
 
 /* One line, cut to the terminal's width (a wrapped line cannot be

@@ -170,6 +170,8 @@ struct ssa_block {
 /* The function block B belongs to (index in o->funcs): the one running in
  * its frame (-1 without frames). */
 int ssa_block_func(const struct ssa_prog *p, const struct ssa_block *b);
+/* ... and its section (index in o->sections), -1 for none. */
+int ssa_block_sec(const struct ssa_prog *p, const struct ssa_block *b);
 
 /* The reference of a value that has none: all zero, INSN_REF_NONE. */
 extern const struct insn_ref ssa_noref;

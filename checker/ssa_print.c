@@ -304,11 +304,22 @@ int ssa_block_func(const struct ssa_prog *p, const struct ssa_block *b)
 	return frame_func(p, b->frame);
 }
 
-int ssa_value_sec(const struct ssa_prog *p, const struct ssa_insn *v)
+/* The section of the function running in frame FRAME of P, -1 for none. */
+static int frame_sec(const struct ssa_prog *p, uint16_t frame)
 {
-	int f = frame_func(p, v->frame);
+	int f = frame_func(p, frame);
 
 	return p->o && f >= 0 && (uint32_t)f < p->o->nfuncs ? p->o->funcs[f].sec : -1;
+}
+
+int ssa_value_sec(const struct ssa_prog *p, const struct ssa_insn *v)
+{
+	return frame_sec(p, v->frame);
+}
+
+int ssa_block_sec(const struct ssa_prog *p, const struct ssa_block *b)
+{
+	return frame_sec(p, b->frame);
 }
 
 const char *ssa_note_text(unsigned note)

@@ -33,12 +33,16 @@ binary, solver, hobj, hspec, ex, src = sys.argv[1:7]
 fails = []
 
 
-def run(argv, env=None, timeout=120):
+def environ(extra=None):
+    """This process's environment without a handover's start, plus EXTRA."""
     e = dict(os.environ)
     e.pop('BPF_INVCHECK_HANDOVER', None)
-    if env:
-        e.update(env)
-    p = subprocess.run(argv, capture_output=True, text=True, env=e, timeout=timeout)
+    e.update(extra or {})
+    return e
+
+
+def run(argv, env=None, timeout=120):
+    p = subprocess.run(argv, capture_output=True, text=True, env=environ(env), timeout=timeout)
     return p.returncode, p.stdout, p.stderr
 
 
@@ -143,10 +147,8 @@ for bad in ['junk', '', str(time.monotonic_ns() + 3600 * 10**9)]:
 with tempfile.TemporaryDirectory() as tmp:
     fifo = os.path.join(tmp, 'spec.inv')
     os.mkfifo(fifo)
-    e = dict(os.environ)
-    e.pop('BPF_INVCHECK_HANDOVER', None)
     p = subprocess.Popen([binary, hobj, fifo], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         text=True, env=e)
+                         text=True, env=environ())
     w = os.open(fifo, os.O_WRONLY)
     p.terminate()
     out, err = p.communicate(timeout=60)
