@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define DEFAULT_BTF "/sys/kernel/btf/vmlinux"
 #define PREFIX "__SCX_"
@@ -97,6 +98,14 @@ int kprofile_open(const char *path, const struct object *o, struct diag *d,
 
 	memset(k, 0, sizeof(*k));
 	if (path) {
+		struct stat st;
+
+		/* btf__parse would block on a FIFO (a blocking open) and read
+		 * a directory as an error of its own */
+		if (stat(path, &st))
+			return diag_fail(d, path, "cannot read kernel BTF: %s", strerror(errno));
+		if (!S_ISREG(st.st_mode))
+			return diag_fail(d, path, "cannot read kernel BTF: not a regular file");
 		k->btf = btf__parse(path, NULL);
 		err = libbpf_get_error(k->btf);
 		if (err) {

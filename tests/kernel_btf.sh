@@ -57,5 +57,19 @@ if [ "$rc" -ne 2 ] || [ "$(cat "$tmp/err")" != "$msg" ]; then
 	echo "  expected exit 2 and: $msg"
 	fails=$((fails + 1))
 fi
+# a FIFO nobody writes (btf__parse's open blocked on it) and a directory:
+# refused before they are read (timeout: a hang fails, not the suite)
+mkfifo "$tmp/fifo.btf"
+mkdir "$tmp/dir.btf"
+for f in fifo.btf dir.btf; do
+	timeout 60 "$bin" --kernel-btf "$tmp/$f" "$obj" "$spec" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	msg="$tmp/$f: error: cannot read kernel BTF: not a regular file"
+	if [ "$rc" -ne 2 ] || [ "$(cat "$tmp/err")" != "$msg" ] || [ -s "$tmp/out" ]; then
+		echo "FAIL: --kernel-btf of $f: exit $rc, stderr: $(cat "$tmp/err")"
+		echo "  expected exit 2 and: $msg"
+		fails=$((fails + 1))
+	fi
+done
 [ "$fails" -eq 0 ] && echo "kernel-btf: all passed"
 exit "$fails"
