@@ -2,10 +2,11 @@
  * solver build (implementation: handover.c; docs/architecture.md, "A
  * static binary, and Z3 in its sibling").
  *
- * Where the build can (meson option static_pie), bpf-invcheck is a static
- * PIE: no dynamic linker, no libc.so to map and relocate, 0.5-1 ms less
- * per process on the benchmark's machine, about what a small example's
- * checks take. A static binary cannot dlopen libz3 (a second libc in the
+ * Where the build can (meson option static), bpf-invcheck is a static
+ * executable, position-dependent unless static_pie: no dynamic linker, no
+ * libc.so to map and relocate, no self-relocation, 0.8-1.3 ms less per
+ * process on the benchmark's machine, about what a small example's checks
+ * take. A static binary cannot dlopen libz3 (a second libc in the
  * process), so the first time a check needs Z3 the process executes
  * bpf-invcheck-z3, the same program linked dynamically, installed next to
  * it, with the same arguments: the run starts over there and reports as a

@@ -4,7 +4,7 @@
 # and the installed binary reads those (checker/packdir.c), not the source
 # tree's: a marker invariant added to the installed xdp.inv only is found by
 # the installed binary and unknown to the build tree's. A static build
-# (meson option static_pie) installs bpf-invcheck-z3 beside it, and the
+# (meson option static) installs bpf-invcheck-z3 beside it, and the
 # installed binary hands its runs needing Z3 over to that one
 # (checker/handover.h).
 set -u

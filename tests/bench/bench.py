@@ -289,14 +289,16 @@ BUILD_KIND = 'unknown'
 
 
 def build_kind(path):
-    """Static PIE (meson option static_pie) or dynamically linked."""
+    """Static (meson option static; a PIE with static_pie) or dynamically linked."""
     p = subprocess.run(['readelf', '-l', '-W', path], capture_output=True, text=True)
     if p.returncode != 0:
         return 'of an unknown kind (readelf failed)'
     if 'INTERP' in p.stdout:
-        return ('dynamically linked (meson option static_pie off), and so is the kernel-load '
+        return ('dynamically linked (meson option static off), and so is the kernel-load '
                 'process')
-    return ('a static PIE (meson option static_pie), and so is the kernel-load process (like '
+    kind = ('a static PIE (meson options static and static_pie)' if 'DYN' in p.stdout.split('\n', 3)[1]
+            else 'a static position-dependent executable (meson option static)')
+    return (kind + ', and so is the kernel-load process (like '
             'with like; bpftool is Debian\'s, libc linked dynamically): a run that needs Z3 is '
             'handed over to bpf-invcheck-z3, the same program linked dynamically, which does it '
             'again (docs/architecture.md, "A static binary, and Z3 in its sibling"): scx_pack\'s '

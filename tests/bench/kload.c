@@ -13,7 +13,8 @@
  * 1: refused or unreadable), nothing printed: the benchmark times this
  * whole process, the kernel's side of the process-vs-process comparison
  * (as `bpftool prog loadall` would do it, without pinning). Linked as
- * bpf-invcheck is (tests/bench/meson.build): a static PIE where it is one.
+ * bpf-invcheck is (tests/bench/meson.build): static where it is, a PIE
+ * where it is one.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
