@@ -87,6 +87,7 @@ static void hold_stderr(void)
 	static const int ends[] = { SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
 				    SIGINT, SIGTERM, SIGHUP, SIGXCPU };
 	FILE *f = fopencookie(NULL, "w", io);
+	struct sigaction sa;
 	unsigned i;
 
 	if (!f)
@@ -96,12 +97,17 @@ static void hold_stderr(void)
 	stderr = f;
 	armed = true;
 	atexit(handover_commit);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_crash;
+	sa.sa_flags = SA_RESTART;      /* as signal() */
+	sigemptyset(&sa.sa_mask);
 	for (i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
 		struct sigaction old;
 
-		/* one ignored (nohup) stays ignored */
-		if (sigaction(ends[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-			signal(ends[i], on_crash);
+		/* one ignored (nohup) stays ignored: set back (one system call
+		 * a signal where nothing is ignored, not a query and a set) */
+		if (sigaction(ends[i], &sa, &old) == 0 && old.sa_handler == SIG_IGN)
+			sigaction(ends[i], &old, NULL);
 	}
 }
 

@@ -14,11 +14,17 @@
  * "x") and relative to the working directory when it lies below it. */
 static const char *show_path(const char *in, char *out, size_t size)
 {
-	char cwd[4096], tmp[4096];
+	/* the working directory, asked once (a report showed 47 paths, each
+	 * a getcwd system call); reports are written by one thread */
+	static char cwd[4096];
+	static int have_cwd;           /* 0 not asked, 1 known, -1 unknown */
+	char tmp[4096];
 	const char *p = path_clean(in, tmp, sizeof(tmp));
 	size_t n;
 
-	if (getcwd(cwd, sizeof(cwd))) {
+	if (!have_cwd)
+		have_cwd = getcwd(cwd, sizeof(cwd)) ? 1 : -1;
+	if (have_cwd > 0) {
 		n = strlen(cwd);
 		if (!strncmp(p, cwd, n) && p[n] == '/')
 			p += n + 1;
