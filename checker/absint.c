@@ -272,7 +272,8 @@ static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint3
 {
 	struct absint_val x = get(w, a), y = get(w, b);
 	bool one = find(w, a) == find(w, b);
-	int f = absint_fact_decide(w, op, is64, a, b);
+	struct fact_key key;
+	int f = absint_fact_decide_key(w, op, is64, a, b, &key);
 
 	if (f < 0 && (is64 || (x.umax <= 0xffffffffull && y.umax <= 0xffffffffull)))
 		f = absint_sum_decide(w, op, a, b);     /* in 64 bits: the values fit */
@@ -288,13 +289,8 @@ static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint3
 		return false;
 	if (one && a != 0 && !absint_meet(&x, &y))
 		return false;
-	if (f < 0 && (op == ISA_JEQ || op == ISA_JNE))
-		absint_fact_push(w, taken == (op == ISA_JEQ) ? ISA_JEQ : ISA_JNE, is64, a, b);
-	else if (f < 0 && (op == ISA_JGT || op == ISA_JGE || op == ISA_JLT || op == ISA_JLE))
-		/* an unsigned ordering: a fact, or its negation's (!(a > b)
-		 * is a <= b) */
-		absint_fact_push(w, taken ? op : op == ISA_JGT ? ISA_JLE : op == ISA_JLE ? ISA_JGT :
-				 op == ISA_JGE ? ISA_JLT : ISA_JGE, is64, a, b);
+	if (f < 0)        /* JEQ / JNE, an unsigned ordering: a fact, or its negation's */
+		absint_fact_push_key(w, &key, taken);
 	set(w, a, &x);
 	if (!one)
 		set(w, b, &y);
@@ -752,16 +748,22 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 		} else if (v->kind != SSA_LOAD || !absint_load(w, v, &c)) {
 			uint32_t k;
 
+			/* each step below only for the kinds it looks at */
 			c = eval(w, v);
-			shifted(w, v->id, &c, get(w, w->shl_of[v->id]));
+			if (w->shl_of[v->id])
+				shifted(w, v->id, &c, get(w, w->shl_of[v->id]));
 			define(w, v->id, &c);
-			if ((k = absint_sub_cancels(w, v)) != 0 || (k = absint_slot_part(w, v)) != 0)
+			k = v->kind == SSA_ALU ? absint_sub_cancels(w, v) :
+			    v->kind == SSA_EXTRACT ? absint_slot_part(w, v) : 0;
+			if (k)
 				absint_alias(w, v->id, k, &c);
-			absint_rem_fact(w, v);
+			if (v->kind == SSA_ALU)
+				absint_rem_fact(w, v);
 			absint_hold(w, v, &c);
 			if (v->kind == SSA_SELECT)
 				select_alias(w, v, &c);
-			absint_masks(w, v, &c);
+			if (v->kind == SSA_ALU || v->kind == SSA_UNARY)
+				absint_masks(w, v, &c);
 			if (v->kind == SSA_STORE || v->kind == SSA_ATOMIC || v->kind == SSA_CALL ||
 			    v->kind == SSA_TAILRET)
 				absint_write_barrier(w, v);
@@ -869,11 +871,11 @@ static void runs(struct walk *w)
 	for (b = 0; b < p->nblocks; b++)
 		total += p->blocks[b]->ninsns;
 	w->run = malloc(sizeof(*w->run) * (total ? total : 1));
-	w->run_gap = malloc(sizeof(*w->run_gap) * (total ? total : 1));
-	w->run_at = malloc(sizeof(*w->run_at) * (p->nblocks + 1));
-	w->run_tail = malloc(sizeof(*w->run_tail) * (p->nblocks + 1));
-	if (!w->run || !w->run_gap || !w->run_at || !w->run_tail)
+	w->run_at = malloc(sizeof(*w->run_at) * (2 * (p->nblocks + 1) + total));
+	if (!w->run || !w->run_at)
 		abort();
+	w->run_tail = w->run_at + p->nblocks + 1;
+	w->run_gap = w->run_tail + p->nblocks + 1;
 	for (b = 0; b < p->nblocks; b++) {
 		const struct ssa_block *blk = p->blocks[b];
 		uint32_t gap = 0;
@@ -891,6 +893,29 @@ static void runs(struct walk *w)
 		w->run_tail[b] = gap;
 	}
 	w->run_at[p->nblocks] = n;
+}
+
+/* W's arrays by value id, in two blocks (one malloc and one calloc per
+ * walk, not ten): the abstract values (ENV, MEMO) uninitialised, since a
+ * value is read only where it is defined on the path (DEF, get) and a
+ * memo only where its stamp is this evaluation's; the rest zeroed. */
+static void by_value(struct walk *w)
+{
+	size_t n = w->p->nvalues ? w->p->nvalues : 1;
+	uint32_t *ids;
+
+	w->env = malloc(sizeof(*w->env) * 2 * n);
+	ids = calloc(n, 5 * sizeof(*ids) + 2);
+	if (!w->env || !ids)
+		abort();
+	w->memo = w->env + n;
+	w->alias = ids;
+	w->phi_arg = ids + n;
+	w->holder = ids + 2 * n;
+	w->shl_of = ids + 3 * n;
+	w->stamp = ids + 4 * n;
+	w->def = (uint8_t *)(ids + 5 * n);
+	w->shl_by = w->def + n;
 }
 
 void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
@@ -917,23 +942,10 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 		give_up(&w, "the program has %u values", p->nvalues);
 		return;
 	}
-	w.env = malloc(sizeof(*w.env) * (p->nvalues ? p->nvalues : 1));
-	if (!w.env)
-		abort();
-	for (uint32_t i = 0; i < p->nvalues; i++)
-		w.env[i] = absint_top();
-	w.def = calloc(p->nvalues ? p->nvalues : 1, 1);
-	w.alias = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.alias));
+	by_value(&w);
 	w.flat = !p->o || p->bare;
-	w.phi_arg = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.phi_arg));
 	w.canon = absint_canon(p);
-	w.holder = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.holder));
-	w.shl_of = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.shl_of));
-	w.shl_by = calloc(p->nvalues ? p->nvalues : 1, 1);
-	w.stamp = calloc(p->nvalues ? p->nvalues : 1, sizeof(*w.stamp));
-	w.memo = malloc(sizeof(*w.memo) * (p->nvalues ? p->nvalues : 1));
-	if (!w.def || !w.alias || !w.phi_arg || !w.stamp || !w.memo || !w.canon || !w.holder ||
-	    !w.shl_of || !w.shl_by || !absint_shifted(p, w.shl_of, w.shl_by))
+	if (!w.canon || !absint_shifted(p, w.shl_of, w.shl_by))
 		abort();
 	consts_everywhere(&w);
 	runs(&w);
@@ -954,20 +966,11 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 		step(&w, f->b, f->next++);
 	}
 	free(w.env);
-	free(w.phi_arg);
-	free(w.def);
 	free(w.alias);
 	free((void *)w.canon);
-	free(w.shl_of);
-	free(w.shl_by);
-	free(w.holder);
 	free(w.cells);
-	free(w.stamp);
-	free(w.memo);
 	free(w.run);
 	free(w.run_at);
-	free(w.run_gap);
-	free(w.run_tail);
 	free(w.trail);
 	free(w.stack);
 }

@@ -464,23 +464,27 @@ static struct absint_val shift_k(unsigned op, const struct absint_val *a, unsign
 	}
 }
 
-/* A shifted by B & (W - 1): the join over the amounts B allows */
+/* A shifted by B & (W - 1): the join over the amounts B allows, in
+ * increasing order (the amounts are AV with any subset of AM's bits: one
+ * for a constant amount, which most shifts have) */
 static struct absint_val shift(unsigned op, unsigned w, const struct absint_val *a,
 			       const struct absint_val *b)
 {
 	struct absint_val r = {0}, t;
-	uint64_t k, am = b->tm & (w - 1), av = b->tv & (w - 1);
+	uint64_t k, sub = 0, am = b->tm & (w - 1), av = b->tv & (w - 1);
 	bool any = false;
 
-	for (k = 0; k < w; k++) {
-		if ((k & ~am) != av)
-			continue;
+	if (av & am)              /* no amount has such bits */
+		return absint_top();
+	do {
+		k = av | sub;
+		sub = (sub - am) & am;    /* the next subset of AM's bits */
 		if (b->umax < w && (k < b->umin || k > b->umax))
 			continue;
 		t = shift_k(op, a, (unsigned)k);
 		r = any ? absint_join(&r, &t) : t;
 		any = true;
-	}
+	} while (sub);
 	return any ? r : absint_top();
 }
 
@@ -768,13 +772,11 @@ bool absint_refine(unsigned op, bool is64, bool taken, struct absint_val *a,
 	unsigned o = op == ISA_JSET || taken ? op : negate(op);
 	bool set = op != ISA_JSET || taken;
 
-	if (absint_cond(op, is64, a, b) == (taken ? 0 : 1))
-		return false;
 	if (is64)
-		return refine64(o, set, a, b);
-	x = view32(op, a);
+		return cond64(op, a, b) != (taken ? 0 : 1) && refine64(o, set, a, b);
+	x = view32(op, a);        /* absint_cond's views, made once */
 	y = view32(op, b);
-	if (!refine64(o, set, &x, &y))
+	if (cond64(op, &x, &y) == (taken ? 0 : 1) || !refine64(o, set, &x, &y))
 		return false;
 	return back32(a, &x, op) && back32(b, &y, op);
 }

@@ -743,49 +743,87 @@ static int order_decide(const struct walk *w, uint32_t lo, uint32_t hi, bool str
 	return -1;
 }
 
-/* What the path's facts say of `A op B`: 1 true, 0 false, -1 nothing. */
-int absint_fact_decide(const struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b)
+/* `A op B` in the form the facts keep it (KEY: none, an equality, or an
+ * ordering `lo < hi` / `lo <= hi`). */
+static void fact_key(const struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b,
+		     struct fact_key *key)
 {
-	uint64_t k;
 	uint32_t lo, hi;
 	bool strict;
+
+	*key = (struct fact_key){ .form = FACT_NONE, .op = (uint8_t)op };
+	if (order_form(w, op, is64, a, b, &lo, &hi, &strict)) {
+		*key = (struct fact_key){ .form = FACT_ORDER, .op = (uint8_t)op, .strict = strict,
+					  .a = lo, .b = hi };
+		return;
+	}
+	if (fact_form(w, op, is64, &a, &b, &key->k)) {
+		key->form = FACT_EQ;
+		key->a = a;
+		key->b = b;
+	}
+}
+
+/* What the path's facts say of KEY: 1 true, 0 false, -1 nothing. */
+static int key_decide(const struct walk *w, const struct fact_key *key)
+{
 	const struct cell *e;
 	struct cell_it it;
 
-	if (order_form(w, op, is64, a, b, &lo, &hi, &strict))
-		return order_decide(w, lo, hi, strict);
-	if (!fact_form(w, op, is64, &a, &b, &k))
+	if (key->form == FACT_ORDER)
+		return order_decide(w, key->a, key->b, key->strict);
+	if (key->form != FACT_EQ)
 		return -1;
 	for (e = kind_first(w, &it, C_FACT); e; e = cell_next(w, &it)) {
-		if (e->root != a || e->b != b)
+		if (e->root != key->a || e->b != key->b)
 			continue;
-		if (e->off == k)
-			return e->op == op;
+		if (e->off == key->k)
+			return e->op == key->op;
 		/* a == k' decides a == k for another constant k */
-		if (!b && e->op == ISA_JEQ)
-			return op == ISA_JNE;
+		if (!key->b && e->op == ISA_JEQ)
+			return key->op == ISA_JNE;
 	}
 	return -1;
 }
 
-/* `A op B` (JEQ / JNE, or an unsigned ordering of two values) is true on
- * this path from here on. */
-void absint_fact_push(struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b)
+int absint_fact_decide(const struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b)
 {
-	struct cell c = { .kind = C_FACT, .op = (uint8_t)op };
-	uint32_t lo, hi;
-	bool strict;
+	struct fact_key key;
 
-	if (order_form(w, op, is64, a, b, &lo, &hi, &strict)) {
-		c.op = strict ? ISA_JLT : ISA_JLE;
-		c.root = lo;
-		c.b = hi;
-		absint_cell_push(w, &c);
+	fact_key(w, op, is64, a, b, &key);
+	return key_decide(w, &key);
+}
+
+int absint_fact_decide_key(const struct walk *w, unsigned op, bool is64, uint32_t a,
+			   uint32_t b, struct fact_key *key)
+{
+	fact_key(w, op, is64, a, b, key);
+	return key_decide(w, key);
+}
+
+void absint_fact_push_key(struct walk *w, const struct fact_key *key, bool holds)
+{
+	struct cell c = { .kind = C_FACT, .root = key->a, .b = key->b, .off = key->k };
+
+	if (key->form == FACT_ORDER) {
+		/* !(lo < hi) is hi <= lo, !(lo <= hi) is hi < lo */
+		c.op = key->strict == holds ? ISA_JLT : ISA_JLE;
+		if (!holds) {
+			c.root = key->b;
+			c.b = key->a;
+		}
+	} else if (key->form == FACT_EQ) {
+		c.op = holds == (key->op == ISA_JEQ) ? ISA_JEQ : ISA_JNE;
+	} else {
 		return;
 	}
-	if (!fact_form(w, op, is64, &a, &b, &c.off))
-		return;
-	c.root = a;
-	c.b = b;
 	absint_cell_push(w, &c);
+}
+
+void absint_fact_push(struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b)
+{
+	struct fact_key key;
+
+	fact_key(w, op, is64, a, b, &key);
+	absint_fact_push_key(w, &key, true);
 }

@@ -300,8 +300,24 @@ void absint_hold(struct walk *w, const struct ssa_insn *v, const struct absint_v
 void absint_cell_push(struct walk *w, const struct cell *c);
 /* What the path's facts say of `A op B`: 1 true, 0 false, -1 nothing. */
 int absint_fact_decide(const struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b);
-/* The path takes `A op B` (op JEQ or JNE). */
+/* The path takes `A op B` (op JEQ or JNE, or an unsigned ordering). */
 void absint_fact_push(struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b);
+/* `A op B` as the facts keep it: decided as absint_fact_decide, and its
+ * form kept in *KEY for absint_fact_push_key (a branch's comparison,
+ * decided and then taken or refused, its form found once). */
+enum { FACT_NONE, FACT_EQ, FACT_ORDER };
+struct fact_key {
+	uint8_t form;             /* FACT_ORDER: `A < B` (STRICT) or `A <= B` */
+	uint8_t op;               /* FACT_EQ: `A op B`, B 0 for the constant K */
+	bool strict;
+	uint32_t a, b;
+	uint64_t k;
+};
+int absint_fact_decide_key(const struct walk *w, unsigned op, bool is64, uint32_t a,
+			   uint32_t b, struct fact_key *key);
+/* KEY (its values unchanged since) holds on the path from here on, or
+ * its negation (!HOLDS). */
+void absint_fact_push_key(struct walk *w, const struct fact_key *key, bool holds);
 
 /* absint.c, for absint_split.c: */
 /* Narrow value ID to T and what it is computed from (back), DEPTH deep. */
