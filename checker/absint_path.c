@@ -668,13 +668,17 @@ static uint32_t peel(const struct walk *w, uint32_t id, uint64_t *k)
 static bool fact_form(const struct walk *w, unsigned op, bool is64, uint32_t *a, uint32_t *b,
 		      uint64_t *k)
 {
-	struct absint_val x = get(w, *a), y = get(w, *b);
+	struct absint_val x, y;
 	uint64_t ka = 0, kb = 0;   /* set by absint_is_const where used */
-	bool ca = absint_is_const(&x, &ka), cb = absint_is_const(&y, &kb);
+	bool ca, cb;
 	uint32_t t;
 
 	if (op != ISA_JEQ && op != ISA_JNE)
 		return false;
+	x = get(w, *a);
+	y = get(w, *b);
+	ca = absint_is_const(&x, &ka);
+	cb = absint_is_const(&y, &kb);
 	if (!is64 && x.umax <= 0xffffffffull && y.umax <= 0xffffffffull)
 		is64 = true;
 	if (!is64 || (ca && cb))      /* two constants: the intervals decide */
@@ -704,11 +708,13 @@ static bool fact_form(const struct walk *w, unsigned op, bool is64, uint32_t *a,
 static bool order_form(const struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b,
 		       uint32_t *lo, uint32_t *hi, bool *strict)
 {
-	struct absint_val x = get(w, a), y = get(w, b);
+	struct absint_val x, y;
 	uint64_t k;
 
 	if (op != ISA_JGT && op != ISA_JGE && op != ISA_JLT && op != ISA_JLE)
 		return false;
+	x = get(w, a);
+	y = get(w, b);
 	if (!is64 && (x.umax > 0xffffffffull || y.umax > 0xffffffffull))
 		return false;
 	if (absint_is_const(&x, &k) || absint_is_const(&y, &k) || !a || !b)

@@ -98,6 +98,9 @@ struct walk {
 	                           * path, or 0 */
 	uint32_t *shl_of;         /* absint_shifted */
 	uint8_t *shl_by;
+	uint32_t *op_slot;        /* by value id: 1 + its entry in OPS, 0: none */
+	struct op_memo *ops;      /* absint.c op_eval */
+	size_t nops, capops;
 	bool flat;                /* bare code: one flat memory */
 	const struct ssa_insn **run;   /* every block's instructions but its
 	                           * constants (absint.c consts_everywhere),
@@ -161,27 +164,30 @@ static inline void set(struct walk *w, uint32_t id, const struct absint_val *v)
 
 static inline void undo_to(struct walk *w, size_t mark)
 {
+	/* the marks are below both bits; definitions (DEF_BIT) first, the
+	 * most of the trail */
 	while (w->ntrail > mark) {
 		uint32_t id = w->trail[--w->ntrail].id;
 
-		if ((id & HOLD_BITS) == HOLD_BITS)
-			w->holder[id & ~HOLD_BITS] = 0;
-		else if (id == CELL_MARK) {
+		if (id & DEF_BIT) {
+			if (id & ALIAS_BIT)
+				w->holder[id & ~HOLD_BITS] = 0;
+			else
+				w->def[id & ~DEF_BIT] = 0;
+		} else if (id & ALIAS_BIT) {
+			w->alias[id & ~ALIAS_BIT] = 0;
+		} else if (id == CELL_MARK) {
 			w->ncells--;
 			w->lastk[w->cells[w->ncells].kind] = w->cells[w->ncells].prevk;
 			if (cell_is_mem(w->cells[w->ncells].kind))
 				w->lastm = w->cells[w->ncells].prevm;
-		}
-		else if (id == CALL_MARK)
+		} else if (id == CALL_MARK) {
 			w->ncalls--;
-		else if (id == PKTW_MARK)
+		} else if (id == PKTW_MARK) {
 			w->npktw--;
-		else if (id & DEF_BIT)
-			w->def[id & ~DEF_BIT] = 0;
-		else if (id & ALIAS_BIT)
-			w->alias[id & ~ALIAS_BIT] = 0;
-		else
+		} else {
 			w->env[id] = w->trail[w->ntrail].old;
+		}
 	}
 }
 
