@@ -94,13 +94,12 @@ void absint_rem_fact(struct walk *w, const struct ssa_insn *v)
 static uint64_t largest(const struct walk *w, uint32_t id)
 {
 	uint64_t m = get(w, id).umax, u;
-	size_t i, n;
+	const struct cell *e;
+	struct cell_it it;
 
 	id = find(w, id);
-	for (i = w->ncells, n = 0; i-- > 0 && n < CELL_SCAN; n++) {
-		const struct cell *e = &w->cells[i];
-
-		if (e->kind != C_FACT || (e->op != ISA_JLT && e->op != ISA_JLE) || e->root != id)
+	for (e = kind_first(w, &it, C_FACT); e; e = cell_next(w, &it)) {
+		if ((e->op != ISA_JLT && e->op != ISA_JLE) || e->root != id)
 			continue;
 		u = get(w, e->b).umax;
 		if (e->op == ISA_JLT)
@@ -222,23 +221,20 @@ int absint_sum_decide(struct walk *w, unsigned op, uint32_t a, uint32_t b)
 uint64_t absint_sum_upper(struct walk *w, uint32_t id)
 {
 	uint32_t t[4], c;
-	unsigned n = 0, i, j;
+	unsigned n = 0, i;
 	uint64_t k = 0, best = get(w, id).umax;
-	size_t x, y, m;
+	const struct cell *f, *e;
+	struct cell_it fi, ei;
 
 	if (!summed(w, id) || !terms(w, id, 3, t, &n, &k) || n != 2 || k)
 		return best;
 	for (i = 0; i < 2; i++) {
-		for (x = w->ncells, m = 0; x-- > 0 && m < CELL_SCAN; m++) {
-			const struct cell *f = &w->cells[x];
-
-			if (f->kind != C_FACT || f->op != ISA_JLT || f->root != t[i])
+		for (f = kind_first(w, &fi, C_FACT); f; f = cell_next(w, &fi)) {
+			if (f->op != ISA_JLT || f->root != t[i])
 				continue;
 			c = find(w, f->b);
-			for (y = w->ncells, j = 0; y-- > 0 && j < CELL_SCAN; j++) {
-				const struct cell *e = &w->cells[y];
-
-				if (e->kind == C_SBOUND && e->off &&
+			for (e = kind_first(w, &ei, C_SBOUND); e; e = cell_next(w, &ei)) {
+				if (e->off &&
 				    ((e->root == t[!i] && e->b == c) || (e->b == t[!i] && e->root == c)) &&
 				    e->off - 1 < best)
 					best = e->off - 1;

@@ -21,17 +21,15 @@
 #define ASSUME_SCAN 64u
 bool absint_infeasible(struct walk *w)
 {
-	size_t i, n = 0;
+	uint32_t at;
+	unsigned n = 0;
 
 	if (w->empty)
 		return true;
-	for (i = w->ncells; i-- > 0 && n < ASSUME_SCAN;) {
-		const struct cell *e = &w->cells[i];
-
-		if (e->kind != C_ASSUME)
-			continue;
+	/* the path's C_ASSUMEs, newest first (their chain, every one) */
+	for (at = w->lastk[C_ASSUME]; at && n < ASSUME_SCAN; at = w->cells[at - 1].prevk) {
 		n++;
-		(void)absint_reeval(w, e->id, 48);
+		(void)absint_reeval(w, w->cells[at - 1].id, 48);
 		if (w->empty)
 			return true;
 	}
@@ -281,16 +279,13 @@ bool absint_now_holds(struct walk *w, uint32_t cond)
  * known only as {2, 4}. */
 bool absint_split_proves(struct walk *w, uint32_t cond, unsigned depth)
 {
-	uint32_t cands[2 * SPLIT_CANDS];
+	uint32_t cands[2 * SPLIT_CANDS], at;
 	unsigned nc = split_cands(w, cond, cands), k;
-	size_t i;
 
 	/* and of the path's pending assumes (an or the walk could not
-	 * refine: a case of it may contradict the path) */
-	for (i = w->ncells; i-- > 0 && nc < SPLIT_CANDS;) {
-		if (w->cells[i].kind == C_ASSUME)
-			nc += split_cands(w, w->cells[i].id, cands + nc);
-	}
+	 * refine: a case of it may contradict the path), newest first */
+	for (at = w->lastk[C_ASSUME]; at && nc < SPLIT_CANDS; at = w->cells[at - 1].prevk)
+		nc += split_cands(w, w->cells[at - 1].id, cands + nc);
 	if (nc > 2 * SPLIT_CANDS)
 		nc = 2 * SPLIT_CANDS;
 	for (k = 0; k < nc; k++) {
