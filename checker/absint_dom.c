@@ -134,17 +134,22 @@ static bool sync_once(struct absint_val *a)
 	return true;
 }
 
+/* A constant whose four bounds and tnum agree, or top: sync_once leaves
+ * it as it is (most values the pass meets are one or the other). */
+static bool synced(const struct absint_val *a)
+{
+	return !a->tm ? a->umin == a->tv && a->umax == a->tv && a->smin == (int64_t)a->tv &&
+			a->smax == (int64_t)a->tv :
+	       !~a->tm && !a->tv && !a->umin && !~a->umax && a->smin == INT64_MIN &&
+			a->smax == INT64_MAX;
+}
+
 bool absint_sync(struct absint_val *a)
 {
 	struct absint_val before;
 	unsigned i;
 
-	/* a constant whose four bounds and tnum agree, or top: synced already
-	 * (most values the pass meets are one or the other) */
-	if (!a->tm ? a->umin == a->tv && a->umax == a->tv && a->smin == (int64_t)a->tv &&
-		     a->smax == (int64_t)a->tv :
-	    !~a->tm && !a->tv && !a->umin && !~a->umax && a->smin == INT64_MIN &&
-		     a->smax == INT64_MAX)
+	if (synced(a))
 		return true;
 	for (i = 0; i < 4; i++) {
 		before = *a;
@@ -152,6 +157,8 @@ bool absint_sync(struct absint_val *a)
 			return false;
 		if (before.umin == a->umin && before.umax == a->umax && before.smin == a->smin &&
 		    before.smax == a->smax && before.tv == a->tv && before.tm == a->tm)
+			break;
+		if (synced(a))    /* the next round would change nothing */
 			break;
 	}
 	return true;

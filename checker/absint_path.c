@@ -227,46 +227,61 @@ static size_t and_slot(const struct ssa_prog *p, const uint32_t *tab, size_t mas
 	return i;
 }
 
+/* V = (X << K) & C with C's low K bits 0 (K in 1..31): *X (moves
+ * skipped), *M = C >> K and *K; it is (X & M) << K. */
+static bool shl_and(const struct ssa_prog *p, const struct ssa_insn *v, uint32_t *x,
+		    uint64_t *m, unsigned *k)
+{
+	const struct ssa_insn *l, *kv;
+	uint32_t y;
+	uint64_t c;
+
+	if (!v || !and_const(p, v, &y, &c))
+		return false;
+	l = p->values[y];
+	if (l->kind != SSA_ALU || l->op != ISA_LSH || l->nargs < 2 || !l->args[0])
+		return false;
+	kv = p->values[l->args[1]];
+	if (kv->kind != SSA_CONST || kv->imm <= 0 || kv->imm >= 32 ||
+	    (c & ((1ull << kv->imm) - 1)))
+		return false;
+	*x = unmoved(p, l->args[0]);
+	*m = c >> kv->imm;
+	*k = (unsigned)kv->imm;
+	return true;
+}
+
 bool absint_shifted(const struct ssa_prog *p, uint32_t *of, uint8_t *by)
 {
-	uint32_t n = p->nvalues, id, *tab;
+	uint32_t n = p->nvalues, id, first, x, *tab;
 	size_t size = table_slots(n), mask = size - 1, i;
+	uint64_t m;
+	unsigned k;
 
+	/* most programs have none: then no table of masks */
+	for (first = 1; first < n && !shl_and(p, p->values[first], &x, &m, &k); first++)
+		;
+	if (first >= n)
+		return true;
 	tab = calloc(size, sizeof(*tab));
 	if (!tab)
 		return false;
 	/* every X & M by (X, M) */
 	for (id = 1; id < n; id++) {
-		uint32_t x;
-		uint64_t c;
-
-		if (!p->values[id] || !and_const(p, p->values[id], &x, &c))
+		if (!p->values[id] || !and_const(p, p->values[id], &x, &m))
 			continue;
-		i = and_slot(p, tab, mask, x, c);
+		i = and_slot(p, tab, mask, x, m);
 		if (!tab[i])
 			tab[i] = id;
 	}
 	/* (X << K) & C with C's low K bits 0 is (X & (C >> K)) << K */
-	for (id = 1; id < n; id++) {
-		const struct ssa_insn *v = p->values[id], *l, *k;
-		uint32_t y, x;
-		uint64_t c, m;
-
-		if (!v || !and_const(p, v, &y, &c))
+	for (id = first; id < n; id++) {
+		if (!shl_and(p, p->values[id], &x, &m, &k))
 			continue;
-		l = p->values[y];
-		if (l->kind != SSA_ALU || l->op != ISA_LSH || l->nargs < 2 || !l->args[0])
-			continue;
-		k = p->values[l->args[1]];
-		if (k->kind != SSA_CONST || k->imm <= 0 || k->imm >= 32 ||
-		    (c & ((1ull << k->imm) - 1)))
-			continue;
-		x = unmoved(p, l->args[0]);
-		m = c >> k->imm;
 		i = and_slot(p, tab, mask, x, m);
 		if (tab[i]) {
 			of[id] = tab[i];
-			by[id] = (uint8_t)k->imm;
+			by[id] = (uint8_t)k;
 		}
 	}
 	free(tab);
