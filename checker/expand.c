@@ -8,6 +8,7 @@
 #include "stats.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -579,18 +580,27 @@ static int topo_sort(struct expander *e)
 	return 0;
 }
 
+/* The bounds as the expansion uses them: BOUND at least 1, CB_BOUND
+ * (0: BOUND) at most BOUND. */
+static void bounds(unsigned *bound, unsigned *cb_bound)
+{
+	*cb_bound = *cb_bound && *cb_bound < *bound ? *cb_bound : *bound ? *bound : 1;
+	*bound = *bound ? *bound : 1;
+}
+
 int expand_program(const struct object *o, int func, struct insn **insns,
 		   unsigned bound, unsigned cb_bound, uint32_t max_nodes, struct arena *a,
 		   struct diag *d, struct xgraph **out)
 {
-	struct expander e = { .a = a, .d = d, .bound = bound ? bound : 1,
-			      .cb_bound = cb_bound && cb_bound < bound ? cb_bound : bound ? bound : 1,
-			      .max_nodes = max_nodes };
+	struct expander e = { .a = a, .d = d, .max_nodes = max_nodes };
 	struct xgraph *x = arena_alloc(a, sizeof(*x));
 	const struct cfg *g;
 	struct xctx *root;
 	uint32_t n;
 
+	bounds(&bound, &cb_bound);
+	e.bound = bound;
+	e.cb_bound = cb_bound;
 	x->o = o;
 	x->insns = insns;
 	x->cfgs = arena_new_array(a, struct cfg *, o->nfuncs);
@@ -632,4 +642,79 @@ int expand_program(const struct object *o, int func, struct insn **insns,
 		return e.err;
 	*out = x;
 	return 0;
+}
+
+/* ---- expansions kept across lifts --------------------------------------- */
+
+struct ssa_cache {
+	pthread_mutex_t lock;   /* the checks lift in parallel (--jobs) */
+	struct arena *a;        /* the expansions */
+	struct vec kept;        /* struct kept (malloc) */
+};
+
+struct kept {
+	int func;
+	unsigned bound, cb_bound;
+	uint32_t max_nodes;
+	const struct xgraph *x;
+};
+
+struct ssa_cache *ssa_cache_new(void)
+{
+	struct ssa_cache *c = calloc(1, sizeof(*c));
+
+	if (!c || pthread_mutex_init(&c->lock, NULL))
+		abort();
+	c->a = arena_new();
+	return c;
+}
+
+void ssa_cache_free(struct ssa_cache *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_destroy(&c->lock);
+	arena_free(c->a);
+	buf_free(&c->kept);
+	free(c);
+}
+
+/* The expansion is a function of the object, the program and the bounds
+ * (not of the hooks), built once under the lock and read-only after. One
+ * that failed or reported a diagnostic is not kept: each lift reports
+ * its error itself. */
+int expand_cached(struct ssa_cache *c, const struct object *o, int func,
+		  struct insn **insns, unsigned bound, unsigned cb_bound,
+		  uint32_t max_nodes, struct diag *d, const struct xgraph **out,
+		  uint64_t *cfg_ns)
+{
+	unsigned reported = d->errors + d->warnings + d->notes;
+	struct kept *k;
+	struct xgraph *x;
+	size_t i;
+	int err;
+
+	bounds(&bound, &cb_bound);
+	*cfg_ns = 0;
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < c->kept.len; i++) {
+		k = &((struct kept *)c->kept.data)[i];
+		if (k->func == func && k->bound == bound && k->cb_bound == cb_bound &&
+		    k->max_nodes == max_nodes) {
+			*out = k->x;
+			pthread_mutex_unlock(&c->lock);
+			return 0;
+		}
+	}
+	err = expand_program(o, func, insns, bound, cb_bound, max_nodes, c->a, d, &x);
+	if (!err) {
+		*out = x;
+		*cfg_ns = x->cfg_ns;
+		if (d->errors + d->warnings + d->notes == reported)
+			*(struct kept *)buf_push(&c->kept, sizeof(*k)) = (struct kept){
+				.func = func, .bound = bound, .cb_bound = cb_bound,
+				.max_nodes = max_nodes, .x = x };
+	}
+	pthread_mutex_unlock(&c->lock);
+	return err;
 }

@@ -98,5 +98,12 @@ struct xgraph {
 int expand_program(const struct object *o, int func, struct insn **insns,
 		   unsigned bound, unsigned cb_bound, uint32_t max_nodes, struct arena *a,
 		   struct diag *d, struct xgraph **out);
+/* The same through cache C (ssa.h): the expansion made for the same
+ * FUNC and bounds before, else a new one kept in C. *CFG_NS: the time
+ * this call spent in cfg_build. */
+int expand_cached(struct ssa_cache *c, const struct object *o, int func,
+		  struct insn **insns, unsigned bound, unsigned cb_bound,
+		  uint32_t max_nodes, struct diag *d, const struct xgraph **out,
+		  uint64_t *cfg_ns);
 
 #endif

@@ -436,6 +436,7 @@ int instrument_lift(const struct loaded *ld, const struct mon_check *c,
 	h->call = timed_call;
 	h->exit = timed_exit;
 	o.hooks = h;
+	o.cache = ld->lifts;
 	err = ssa_build(ld->o, c->func, ld->insns, &o, a, d, out);
 	if (!err)
 		(*out)->ns_hooks = x->ns;

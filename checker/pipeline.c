@@ -35,8 +35,10 @@ static int finish_load(struct loaded *out, struct diag *d, int err)
 	uint64_t t0 = stats_now();
 
 	err = err ?: insn_decode_object(out->o, &out->insns, d);
-	if (!err)
+	if (!err) {
 		mark_subprograms(out);
+		out->lifts = ssa_cache_new();
+	}
 	out->ns_decode = stats_now() - t0;
 	if (err && out->o) {
 		object_close(out->o);
@@ -53,6 +55,7 @@ int check_load(const char *path, struct arena *a, struct diag *d,
 
 	out->o = NULL;
 	out->insns = NULL;
+	out->lifts = NULL;
 	err = object_open(path, a, d, &out->o);
 	out->ns_open = stats_now() - t0;
 	return finish_load(out, d, err);
@@ -63,6 +66,7 @@ int check_load_mem(const void *data, size_t size, const char *name,
 {
 	out->o = NULL;
 	out->insns = NULL;
+	out->lifts = NULL;
 	return finish_load(out, d, object_open_mem(data, size, name, a, d, &out->o));
 }
 
@@ -71,6 +75,8 @@ void check_unload(struct loaded *l)
 	if (l->o)
 		object_close(l->o);
 	l->o = NULL;
+	ssa_cache_free(l->lifts);
+	l->lifts = NULL;
 }
 
 int check_select(const struct object *o, const char *name, int *out)

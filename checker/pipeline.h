@@ -17,6 +17,7 @@
 struct loaded {
 	struct object *o;
 	struct insn **insns;      /* per code section */
+	struct ssa_cache *lifts;  /* instrument_lift's expansions (NULL: none) */
 	uint64_t ns_open, ns_decode;  /* stats.h: object_open, insn_decode_object */
 };
 

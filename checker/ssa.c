@@ -572,7 +572,7 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 
 static int lift_graph(struct lifter *l)
 {
-	struct xgraph *x = l->x;
+	const struct xgraph *x = l->x;
 	struct state **out = calloc_big(x->nnodes, sizeof(*out));
 	struct state **ins = NULL;
 	uint32_t *left = calloc_big(x->nnodes, sizeof(uint32_t)), *start;
@@ -595,7 +595,7 @@ static int lift_graph(struct lifter *l)
 		abort();
 	for (t = 0; t < x->nnodes; t++) {
 		uint32_t ni = x->order[t];
-		struct xnode *n = &x->nodes[ni];
+		const struct xnode *n = &x->nodes[ni];
 		struct state *st;
 
 		begin_block(l, n, t);
@@ -641,7 +641,9 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	struct lifter l = { .a = a, .slot_lo = SSA_SLOTS };
 	struct ssa_prog *p = arena_alloc(a, sizeof(*p));
 	struct ssa_insn *undef;
-	uint64_t t0 = stats_now();
+	struct xgraph *x;
+	uint64_t t0 = stats_now(), cfg_ns;
+	uint32_t max_nodes;
 	int err;
 
 	if (!opts)
@@ -653,8 +655,18 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	l.hooks = opts->hooks;
 	if (l.hooks && l.hooks->nghost > SSA_MAX_GHOST)
 		return -E2BIG;
-	err = expand_program(o, func, insns, p->loop_bound, opts->cb_bound,
-			     opts->max_blocks ? opts->max_blocks : 1000000, a, d, &l.x);
+	max_nodes = opts->max_blocks ? opts->max_blocks : 1000000;
+	if (opts->cache) {
+		err = expand_cached(opts->cache, o, func, insns, p->loop_bound, opts->cb_bound,
+				    max_nodes, d, &l.x, &cfg_ns);
+	} else {
+		err = expand_program(o, func, insns, p->loop_bound, opts->cb_bound, max_nodes,
+				     a, d, &x);
+		if (!err) {
+			l.x = x;
+			cfg_ns = x->cfg_ns;
+		}
+	}
 	if (err)
 		return err;
 	p->frames = l.x->frames;
@@ -681,7 +693,7 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	buf_free(&l.insns);
 	if (err)
 		return err;
-	p->ns_cfg = l.x->cfg_ns;
+	p->ns_cfg = cfg_ns;
 	p->ns_lift = stats_now() - t0;
 	*out = p;
 	return 0;

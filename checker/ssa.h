@@ -216,7 +216,16 @@ struct ssa_opts {
 	                           * loop_bound (0: loop_bound) */
 	uint32_t max_blocks;      /* 0: 1,000,000 */
 	const struct ssa_hooks *hooks;  /* instrumentation, or NULL */
+	struct ssa_cache *cache;  /* expansions of the same object, or NULL */
 };
+
+/* The expanded programs (loops unrolled, calls inlined: expand.c) of one
+ * object, kept across its lifts: the expansion does not depend on the
+ * hooks, and the checks of a run lift each program once per monitor.
+ * Safe to share between threads. */
+struct ssa_cache;
+struct ssa_cache *ssa_cache_new(void);
+void ssa_cache_free(struct ssa_cache *c);
 
 /* ---- instrumentation ----------------------------------------------------
  * The lift calls the hooks at the events of one run, in execution order:

@@ -40,7 +40,7 @@ struct ptrent {
 
 struct lifter {
 	struct ssa_prog *p;
-	struct xgraph *x;
+	const struct xgraph *x;
 	struct arena *a;
 	struct vec values;     /* struct ssa_insn * (malloc, then the arena's) */
 	struct vec pkind;      /* uint8_t enum ptr_kind, by value id (malloc) */
