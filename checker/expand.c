@@ -532,6 +532,7 @@ static void expand_node(struct expander *e, uint32_t n)
 		add_edge(e, n, node_intern(e, XN_CB_DONE, nd.ctx, nd.block, 0), XE_SET_R0, nd.k, 0);
 		break;
 	case XN_CB_NEXT:
+		e->x->callbacks = true;
 		add_edge(e, n, node_intern(e, XN_CB_DONE, nd.ctx, nd.block, 0), XE_SET_R0,
 			 nd.k + 1, 0);
 		if ((unsigned)nd.k + 1 < e->cb_bound) {
@@ -680,9 +681,10 @@ void ssa_cache_free(struct ssa_cache *c)
 }
 
 /* The expansion is a function of the object, the program and the bounds
- * (not of the hooks), built once under the lock and read-only after. One
- * that failed or reported a diagnostic is not kept: each lift reports
- * its error itself. */
+ * (not of the hooks; of the callbacks' bound only where it has callbacks:
+ * most checks are lifted with the callbacks cut first, the others whole),
+ * built once under the lock and read-only after. One that failed or
+ * reported a diagnostic is not kept: each lift reports its error itself. */
 int expand_cached(struct ssa_cache *c, const struct object *o, int func,
 		  struct insn **insns, unsigned bound, unsigned cb_bound,
 		  uint32_t max_nodes, struct diag *d, const struct xgraph **out,
@@ -699,8 +701,8 @@ int expand_cached(struct ssa_cache *c, const struct object *o, int func,
 	pthread_mutex_lock(&c->lock);
 	for (i = 0; i < c->kept.len; i++) {
 		k = &((struct kept *)c->kept.data)[i];
-		if (k->func == func && k->bound == bound && k->cb_bound == cb_bound &&
-		    k->max_nodes == max_nodes) {
+		if (k->func == func && k->bound == bound && k->max_nodes == max_nodes &&
+		    (k->cb_bound == cb_bound || !k->x->callbacks)) {
 			*out = k->x;
 			pthread_mutex_unlock(&c->lock);
 			return 0;

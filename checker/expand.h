@@ -90,6 +90,8 @@ struct xgraph {
 	const char *unsupported;  /* first construct we cannot expand soundly */
 	bool cb_limited;          /* a callback's iterations stopped at cb_bound
 	                           * (< bound) with an unwinding marker */
+	bool callbacks;           /* it has bpf_loop callbacks: cb_bound was read
+	                           * (else the same for every cb_bound) */
 	uint64_t cfg_ns;          /* time in cfg_build (stats.h) */
 };
 
