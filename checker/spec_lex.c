@@ -10,12 +10,37 @@
 
 #include <string.h>
 
+/* Lengths precomputed: the lexer compares only the entries of the
+ * token's length (it ran strlen on each table entry per token; the spec
+ * fuzzer spent most of its time there). */
+static const struct { const char *s; unsigned char n; enum spec_tok_kind k; } punct[] = {
+#define X(k, s) { s, sizeof(s) - 1, TK_##k },
+	SPEC_PUNCT(X)
+#undef X
+};
+
+static const struct { const char *s; unsigned char n; enum spec_tok_kind k; } keywords[] = {
+#define X(k, s) { s, sizeof(s) - 1, TK_##k },
+	SPEC_KEYWORDS(X)
+#undef X
+};
+
+#define PUNCT_N ARRAY_SIZE(punct)
+#define KEYWORDS_N ARRAY_SIZE(keywords)
+_Static_assert(PUNCT_N < 256 && KEYWORDS_N < 256, "struct lexer indexes them in a byte");
+
 struct lexer {
 	const char *p, *end;
 	const char *line_start;
 	unsigned line;
 	struct arena *a;
 	struct vec toks;
+	/* per first byte, the first entry of punct[] and keywords[] that
+	 * starts with it, then per entry the next one (index + 1, 0: none):
+	 * a token is compared with the entries of its first byte only (a
+	 * walk of both tables was two thirds of the lexer's instructions) */
+	uint8_t punct_first[128], punct_next[PUNCT_N];
+	uint8_t kw_first[128], kw_next[KEYWORDS_N];
 };
 
 static const char *const tok_names[TK__COUNT] = {
@@ -35,20 +60,6 @@ const char *spec_tok_name(enum spec_tok_kind k)
 	return k < TK__COUNT ? tok_names[k] : "<?>";
 }
 
-/* Lengths precomputed: the lexer compares only the entries of the
- * token's length (it ran strlen on each table entry per token; the spec
- * fuzzer spent most of its time there). */
-static const struct { const char *s; unsigned char n; enum spec_tok_kind k; } punct[] = {
-#define X(k, s) { s, sizeof(s) - 1, TK_##k },
-	SPEC_PUNCT(X)
-#undef X
-};
-
-static const struct { const char *s; unsigned char n; enum spec_tok_kind k; } keywords[] = {
-#define X(k, s) { s, sizeof(s) - 1, TK_##k },
-	SPEC_KEYWORDS(X)
-#undef X
-};
 
 static unsigned col_of(const struct lexer *lx, const char *p)
 {
@@ -93,7 +104,7 @@ static bool is_ident_char(int c)
 /* ident -> [A-Za-z_][A-Za-z0-9_]*, a keyword when it spells one */
 static void read_ident(struct lexer *lx)
 {
-	const char *start = lx->p;
+	const char *start = lx->p, *text = NULL;
 	enum spec_tok_kind k = TK_IDENT;
 	struct spec_tok *t;
 	size_t n;
@@ -101,14 +112,14 @@ static void read_ident(struct lexer *lx)
 	while (lx->p < lx->end && is_ident_char((unsigned char)*lx->p))
 		lx->p++;
 	n = (size_t)(lx->p - start);
-	for (size_t i = 0; i < ARRAY_SIZE(keywords); i++)
-		if (keywords[i].n == n && keywords[i].s[0] == start[0] &&
-		    !memcmp(keywords[i].s, start, n)) {
-			k = keywords[i].k;
+	for (unsigned i = lx->kw_first[(unsigned char)start[0]]; i; i = lx->kw_next[i - 1])
+		if (keywords[i - 1].n == n && !memcmp(keywords[i - 1].s, start, n)) {
+			k = keywords[i - 1].k;
+			text = keywords[i - 1].s;
 			break;
 		}
 	t = push(lx, k, start);
-	t->text = arena_strndup(lx->a, start, n);
+	t->text = text ? text : arena_strndup(lx->a, start, n);
 }
 
 /* number -> [0-9]+ | '0' [xX] [0-9a-fA-F]+ ; 64-bit unsigned */
@@ -182,10 +193,20 @@ static size_t utf8_len(const unsigned char *p, const unsigned char *end)
 /* string -> '"' (char | '\' ["\\nt])* '"' ; UTF-8, on one line */
 static bool read_string(struct lexer *lx)
 {
-	const char *start = lx->p++;
+	const char *start = lx->p++, *q = lx->p;
 	struct vec buf = {0};
 	struct spec_tok *t;
 
+	/* most strings are printable ASCII without escapes: their text is
+	 * their bytes (the loop below pushes them one at a time) */
+	while (q < lx->end && *q >= 0x20 && *q < 0x7f && *q != '"' && *q != '\\')
+		q++;
+	if (q < lx->end && *q == '"') {
+		lx->p = q + 1;
+		t = push(lx, TK_STRING, start);
+		t->text = arena_strndup(lx->a, start + 1, (size_t)(q - start - 1));
+		return true;
+	}
 	for (;;) {
 		unsigned char c;
 
@@ -248,12 +269,12 @@ static bool read_punct(struct lexer *lx)
 	const char *start = lx->p;
 	unsigned char c = (unsigned char)*lx->p;
 
-	for (size_t i = 0; i < ARRAY_SIZE(punct); i++) {
-		size_t n = punct[i].n;
+	for (unsigned i = c < 128 ? lx->punct_first[c] : 0; i; i = lx->punct_next[i - 1]) {
+		size_t n = punct[i - 1].n;
 
-		if (n <= left && punct[i].s[0] == (char)c && !memcmp(punct[i].s, lx->p, n)) {
+		if (n <= left && !memcmp(punct[i - 1].s, lx->p, n)) {
 			lx->p += n;
-			push(lx, punct[i].k, start);
+			push(lx, punct[i - 1].k, start);
 			return true;
 		}
 	}
@@ -287,6 +308,22 @@ static void skip_space(struct lexer *lx)
 	}
 }
 
+/* The tables' entries chained by first byte, in table order (the first
+ * match wins: a longer punctuation before its prefix). */
+static void index_tables(struct lexer *lx)
+{
+	size_t i;
+
+	for (i = PUNCT_N; i-- > 0;) {
+		lx->punct_next[i] = lx->punct_first[(unsigned char)punct[i].s[0]];
+		lx->punct_first[(unsigned char)punct[i].s[0]] = (uint8_t)(i + 1);
+	}
+	for (i = KEYWORDS_N; i-- > 0;) {
+		lx->kw_next[i] = lx->kw_first[(unsigned char)keywords[i].s[0]];
+		lx->kw_first[(unsigned char)keywords[i].s[0]] = (uint8_t)(i + 1);
+	}
+}
+
 size_t spec_lex(const char *text, size_t len, struct arena *a,
 		struct spec_tok **out)
 {
@@ -295,6 +332,7 @@ size_t spec_lex(const char *text, size_t len, struct arena *a,
 	};
 	bool ok = true;
 
+	index_tables(&lx);
 	while (ok) {
 		unsigned char c;
 
