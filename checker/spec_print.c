@@ -82,22 +82,28 @@ void spec_print_expr(const struct spec_expr *e, FILE *out)
 		fputs(e->name, out);
 		break;
 	case SPEC_E_MEMBER:
-		fprintf(out, "%s.%s", e->name, e->field);
+		fputs(e->name, out);
+		fputc('.', out);
+		fputs(e->field, out);
 		break;
 	case SPEC_E_CALL:
-		fprintf(out, "%s(", e->callee);
+		fputs(e->callee, out);
+		fputc('(', out);
 		print_list(e->args, e->nargs, out);
 		fputc(')', out);
 		break;
 	case SPEC_E_UNARY:
-		fprintf(out, "(%s", spec_unop_name(e->un.op));
+		fputc('(', out);
+		fputs(spec_unop_name(e->un.op), out);
 		spec_print_expr(e->un.a, out);
 		fputc(')', out);
 		break;
 	case SPEC_E_BINARY:
 		fputc('(', out);
 		spec_print_expr(e->bin.a, out);
-		fprintf(out, " %s ", spec_binop_name(e->bin.op));
+		fputc(' ', out);
+		fputs(spec_binop_name(e->bin.op), out);
+		fputc(' ', out);
 		spec_print_expr(e->bin.b, out);
 		fputc(')', out);
 		break;
@@ -111,7 +117,9 @@ void spec_print_expr(const struct spec_expr *e, FILE *out)
 		fputc(')', out);
 		break;
 	case SPEC_E_CAST:
-		fprintf(out, "((%s)", spec_type_name(e->cast.type));
+		fputs("((", out);
+		fputs(spec_type_name(e->cast.type), out);
+		fputc(')', out);
 		spec_print_expr(e->cast.a, out);
 		fputc(')', out);
 		break;

@@ -118,6 +118,18 @@ static void phi_ptr(struct lifter *l, struct ssa_insn *phi)
 	lift_ptr_set(l, phi->id, acc);
 }
 
+/* "X, Y" in the arena (a phi that merges two variables) */
+static const char *both_names(struct arena *a, const char *x, const char *y)
+{
+	size_t nx = strlen(x), ny = strlen(y);
+	char *s = arena_alloc(a, nx + ny + 3);
+
+	memcpy(s, x, nx);
+	memcpy(s + nx, ", ", 2);
+	memcpy(s + nx + 2, y, ny + 1);
+	return s;
+}
+
 static void merge_word(struct lifter *l, struct state **in, uint32_t n,
 		       size_t off, const char *var)
 {
@@ -141,7 +153,7 @@ static void merge_word(struct lifter *l, struct state **in, uint32_t n,
 				break;
 		if (i == n) {
 			*(uint32_t *)((char *)l->st + off) = phi->id;
-			phi->var = arena_printf(l->a, "%s, %s", phi->var, var);
+			phi->var = both_names(l->a, phi->var, var);
 			return;
 		}
 	}
@@ -166,6 +178,42 @@ static bool differs(struct state **in, uint32_t n, size_t off)
 	return false;
 }
 
+/* V in decimal at P (no NUL); returns the end. */
+static char *put_uint(char *p, uint32_t v)
+{
+	char d[10];
+	unsigned n = 0;
+
+	do
+		d[n++] = (char)('0' + v % 10);
+	while ((v /= 10));
+	while (n)
+		*p++ = d[--n];
+	return p;
+}
+
+/* A phi's variable name "PRE<id>POST" or, POST NULL, "PRE<id>-<neg>" (a
+ * slot's offset), in the arena: snprintf was a third of a small lift's
+ * joins. */
+static const char *frame_name(struct arena *a, const char *pre, uint32_t id,
+			      const char *post, uint32_t neg)
+{
+	char buf[64], *p = buf;
+	size_t n = strlen(pre);
+
+	memcpy(p, pre, n);
+	p = put_uint(p + n, id);
+	if (post) {
+		n = strlen(post);
+		memcpy(p, post, n);
+		p += n;
+	} else {
+		*p++ = '-';
+		p = put_uint(p, neg);
+	}
+	return arena_strndup(a, buf, (size_t)(p - buf));
+}
+
 /* Merge the incoming states into l->st: an entry on which they disagree
  * becomes a phi. All incoming states have the same frames (the same
  * context). */
@@ -176,7 +224,9 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 	static const char *const rn[ISA_NREGS] = {
 		"r0", "r1", "r2", "r3", "r4", "r5", "r6", "r7", "r8", "r9", "r10"
 	};
-	char name[48];
+	static const char *const callers[5] = {
+		" caller's r6", " caller's r7", " caller's r8", " caller's r9", " caller's r10"
+	};
 
 	state_copy(l, l->st, in[0]);
 	for (r = 0; r < ISA_NREGS; r++)
@@ -199,9 +249,8 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 		for (r = 0; r < 5; r++) {
 			if (!differs(in, n, base + offsetof(struct fstate, saved[r])))
 				continue;
-			snprintf(name, sizeof(name), "frame%u caller's %s", id, rn[6 + r]);
 			merge_word(l, in, n, base + offsetof(struct fstate, saved[r]),
-				   arena_strdup(l->a, name));
+				   frame_name(l->a, "frame", id, callers[r], 0));
 		}
 		/* most joins agree on every slot: one comparison of the
 		 * frames' slots first (no slot differs: no phi, as below) */
@@ -212,9 +261,8 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 		for (s = l->slot_lo; s < SSA_SLOTS && !same_slots; s++) {
 			if (!differs(in, n, base + offsetof(struct fstate, slots[s])))
 				continue;
-			snprintf(name, sizeof(name), "fp%u%d", id, (int)(s * 8) - ISA_STACK_SIZE);
 			merge_word(l, in, n, base + offsetof(struct fstate, slots[s]),
-				   arena_strdup(l->a, name));
+				   frame_name(l->a, "fp", id, NULL, ISA_STACK_SIZE - s * 8));
 		}
 		merge_word(l, in, n, base + offsetof(struct fstate, loop_nr), "bpf_loop nr_loops");
 		merge_word(l, in, n, base + offsetof(struct fstate, loop_ctx), "bpf_loop ctx");
@@ -267,9 +315,14 @@ static void place_phis_first(struct lifter *l)
 
 	if (!n)
 		return;
-	tmp = malloc(sizeof(*tmp) * n);
-	if (!tmp)
-		abort();
+	if (l->reorder.cap < n) {       /* one scratch array per lift */
+		buf_free(&l->reorder);
+		l->reorder.data = malloc(sizeof(*tmp) * n);
+		if (!l->reorder.data)
+			abort();
+		l->reorder.cap = n;
+	}
+	tmp = l->reorder.data;
 	for (i = 0; i < n; i++)
 		if (v[i]->kind == SSA_PHI)
 			tmp[k++] = v[i];
@@ -277,7 +330,6 @@ static void place_phis_first(struct lifter *l)
 		if (v[i]->kind != SSA_PHI)
 			tmp[k++] = v[i];
 	memcpy(v, tmp, sizeof(*tmp) * n);
-	free(tmp);
 }
 
 /* End the block with a branch the lift makes up (tail call, bpf_loop):
@@ -691,6 +743,7 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	buf_free(&l.pkind);
 	free(l.ptab);
 	buf_free(&l.insns);
+	buf_free(&l.reorder);
 	if (err)
 		return err;
 	p->ns_cfg = cfg_ns;

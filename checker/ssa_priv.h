@@ -49,6 +49,7 @@ struct lifter {
 	                        * ptab_mask + 1 entries (malloc) */
 	uint32_t ptab_mask, nptab;
 	struct vec insns;      /* of the block being built (malloc) */
+	struct vec reorder;    /* place_phis_first's scratch (malloc) */
 	struct ssa_block *blk;
 	struct state *st;      /* the state being advanced */
 	const struct cfg *g;
