@@ -589,6 +589,24 @@ static void bounds(unsigned *bound, unsigned *cb_bound)
 	*bound = *bound ? *bound : 1;
 }
 
+/* The instruction slots of X's block nodes. */
+static uint64_t block_slots(const struct xgraph *x)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	for (i = 0; i < x->nnodes; i++) {
+		const struct xnode *nd = &x->nodes[i];
+		const struct cfg_block *bl;
+
+		if (nd->kind != XN_BLOCK)
+			continue;
+		bl = &x->cfgs[x->ctxs[nd->ctx].func]->blocks[nd->block];
+		n += bl->last - bl->first + 1;
+	}
+	return n;
+}
+
 int expand_program(const struct object *o, int func, struct insn **insns,
 		   unsigned bound, unsigned cb_bound, uint32_t max_nodes, struct arena *a,
 		   struct diag *d, struct xgraph **out)
@@ -641,6 +659,8 @@ int expand_program(const struct object *o, int func, struct insn **insns,
 		e.err = topo_sort(&e);
 	if (e.err)
 		return e.err;
+	if (!x->unsupported)
+		x->nslots = block_slots(x);
 	*out = x;
 	return 0;
 }

@@ -92,6 +92,8 @@ struct xgraph {
 	                           * (< bound) with an unwinding marker */
 	bool callbacks;           /* it has bpf_loop callbacks: cb_bound was read
 	                           * (else the same for every cb_bound) */
+	uint64_t nslots;          /* instruction slots of its block nodes (the
+	                           * lift sizes its arrays of values by it) */
 	uint64_t cfg_ns;          /* time in cfg_build (stats.h) */
 };
 

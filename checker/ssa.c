@@ -685,6 +685,25 @@ static int lift_graph(struct lifter *l)
 	return 0;
 }
 
+/* The value arrays' room for about the values a lift of X makes (twice
+ * its instruction slots, and the monitor's): grown from 8 by doubling,
+ * their reallocs were a tenth of a small program's lift. From
+ * VALUES_RESERVE_MAX on buf_push goes on doubling (and marks the large
+ * arrays for huge pages). */
+#define VALUES_RESERVE_MAX (1u << 16)
+
+static void reserve_values(struct lifter *l, const struct xgraph *x)
+{
+	size_t n = x->nslots < VALUES_RESERVE_MAX / 2 ? (size_t)x->nslots * 2 + 64 :
+		VALUES_RESERVE_MAX;
+
+	l->values.data = malloc(n * sizeof(struct ssa_insn *));
+	l->pkind.data = malloc(n);
+	if (!l->values.data || !l->pkind.data)
+		abort();
+	l->values.cap = l->pkind.cap = n;
+}
+
 int ssa_build(const struct object *o, int func, struct insn **insns,
 	      const struct ssa_opts *opts, struct arena *a, struct diag *d,
 	      struct ssa_prog **out)
@@ -721,6 +740,7 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	}
 	if (err)
 		return err;
+	reserve_values(&l, l.x);
 	p->frames = l.x->frames;
 	p->nframes = l.x->nframes;
 	p->cb_limited = l.x->cb_limited;
