@@ -589,6 +589,34 @@ static void bounds(unsigned *bound, unsigned *cb_bound)
 	*bound = *bound ? *bound : 1;
 }
 
+/* X's in_start and in_edges (in A; made once per expansion: the lifts
+ * of its checks read them). */
+static void incoming_edges(struct xgraph *x, struct arena *a)
+{
+	uint32_t *fill = calloc_big(x->nnodes + 1, sizeof(uint32_t));
+	uint32_t i, j, t, total = 0;
+
+	if (!fill)
+		abort();
+	x->in_start = arena_new_array(a, uint32_t, x->nnodes + 1);
+	for (i = 0; i < x->nnodes; i++) {
+		x->in_start[i] = total;
+		total += x->nodes[i].npreds;
+	}
+	x->in_start[x->nnodes] = total;
+	x->in_edges = arena_new_array(a, uint32_t, total + 1);
+	for (t = 0; t < x->nnodes; t++) {
+		const struct xnode *n = &x->nodes[x->order[t]];
+
+		for (j = 0; j < n->nsucc; j++) {
+			uint32_t to = n->succ[j].to;
+
+			x->in_edges[x->in_start[to] + fill[to]++] = x->order[t] * 2 + j;
+		}
+	}
+	free(fill);
+}
+
 /* The instruction slots of X's block nodes. */
 static uint64_t block_slots(const struct xgraph *x)
 {
@@ -659,8 +687,10 @@ int expand_program(const struct object *o, int func, struct insn **insns,
 		e.err = topo_sort(&e);
 	if (e.err)
 		return e.err;
-	if (!x->unsupported)
+	if (!x->unsupported && x->nnodes <= UINT32_MAX / 2) {
 		x->nslots = block_slots(x);
+		incoming_edges(x, a);
+	}
 	*out = x;
 	return 0;
 }

@@ -85,6 +85,11 @@ struct xgraph {
 	struct xnode *nodes;
 	uint32_t nnodes;
 	uint32_t *order;          /* node indices in topological order */
+	/* the incoming edges of every node, sources in topological order:
+	 * node N's are in_edges[in_start[N] .. in_start[N + 1]), each its
+	 * source * 2 + which of the source's successors (4 bytes an edge: a
+	 * million-node expansion has 1.7M; at most 2^31 nodes) */
+	uint32_t *in_start, *in_edges;
 	struct ssa_frame *frames;
 	uint32_t nframes;
 	const char *unsupported;  /* first construct we cannot expand soundly */

@@ -499,9 +499,8 @@ static void state_put(struct lifter *l, struct state *s)
 	*(struct state **)buf_push(&l->spare, sizeof(s)) = s;
 }
 
-/* An incoming edge of a node: its source node and which of the source's
- * successors it is, as SRC * 2 + J (4 bytes an edge: a million-node lift
- * has 1.7M edges; lift_graph keeps the nodes below 2^31). */
+/* An incoming edge of a node (xgraph.in_edges): its source node and which
+ * of the source's successors it is, as SRC * 2 + J. */
 typedef uint32_t pedge;
 
 static uint32_t pedge_src(pedge p)
@@ -540,36 +539,6 @@ static void entry_state(struct lifter *l, struct state *st)
 		if (l->hooks->entry)
 			l->hooks->entry(l->hooks->arg, (struct ssa_lift *)l);
 	}
-}
-
-/* The incoming edges of every node, sources in topological order, in one
- * array: node N's are (*pe)[start[N] .. start[N] + npreds). */
-static void incoming_edges(const struct xgraph *x, uint32_t **start, pedge **pe)
-{
-	uint32_t *fill = calloc_big(x->nnodes + 1, sizeof(uint32_t));
-	uint32_t i, j, t, total = 0;
-
-	*start = calloc_big(x->nnodes + 1, sizeof(uint32_t));
-	if (!fill || !*start)
-		abort();
-	for (i = 0; i < x->nnodes; i++) {
-		(*start)[i] = total;
-		total += x->nodes[i].npreds;
-	}
-	(*start)[x->nnodes] = total;
-	*pe = calloc_big(total + 1, sizeof(pedge));
-	if (!*pe)
-		abort();
-	for (t = 0; t < x->nnodes; t++) {
-		const struct xnode *n = &x->nodes[x->order[t]];
-
-		for (j = 0; j < n->nsucc; j++) {
-			uint32_t to = n->succ[j].to;
-
-			(*pe)[(*start)[to] + fill[to]++] = x->order[t] * 2 + j;
-		}
-	}
-	free(fill);
 }
 
 /* The state at the start of node N (its incoming edges PE): one edge
@@ -627,8 +596,7 @@ static int lift_graph(struct lifter *l)
 	const struct xgraph *x = l->x;
 	struct state **out = calloc_big(x->nnodes, sizeof(*out));
 	struct state **ins = NULL;
-	uint32_t *left = calloc_big(x->nnodes, sizeof(uint32_t)), *start;
-	pedge *pe;
+	uint32_t *left = calloc_big(x->nnodes, sizeof(uint32_t));
 	uint32_t i, j, t, maxp = 1;
 
 	if (!out || !left)
@@ -636,7 +604,6 @@ static int lift_graph(struct lifter *l)
 	l->state_size = state_size(x);
 	l->p->blocks = arena_new_array(l->a, struct ssa_block *, x->nnodes);
 	l->p->nblocks = x->nnodes;
-	incoming_edges(x, &start, &pe);
 	for (i = 0; i < x->nnodes; i++) {
 		left[i] = x->nodes[i].nsucc;
 		if (x->nodes[i].npreds > maxp)
@@ -654,7 +621,7 @@ static int lift_graph(struct lifter *l)
 		l->blk->preds = arena_alloc8(l->a, sizeof(uint32_t) * (n->npreds + 1));
 		l->blk->npreds = n->npreds;
 		if (n->npreds) {
-			st = node_state(l, n, &pe[start[ni]], out, left, ins);
+			st = node_state(l, n, &x->in_edges[x->in_start[ni]], out, left, ins);
 		} else {
 			/* the entry (every other node has a predecessor) */
 			st = state_get(l);
@@ -673,12 +640,11 @@ static int lift_graph(struct lifter *l)
 			state_put(l, st);
 	}
 	for (i = 0; i < x->nnodes; i++)
-		free(out[i]);
+		if (out[i])
+			free(out[i]);
 	for (i = 0; i < l->spare.len; i++)
 		free(((struct state **)l->spare.data)[i]);
 	buf_free(&l->spare);
-	free(pe);
-	free(start);
 	free(out);
 	free(left);
 	free(ins);
