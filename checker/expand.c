@@ -704,6 +704,7 @@ struct ssa_cache {
 };
 
 struct kept {
+	const struct object *o;
 	int func;
 	unsigned bound, cb_bound;
 	uint32_t max_nodes;
@@ -751,7 +752,7 @@ int expand_cached(struct ssa_cache *c, const struct object *o, int func,
 	pthread_mutex_lock(&c->lock);
 	for (i = 0; i < c->kept.len; i++) {
 		k = &((struct kept *)c->kept.data)[i];
-		if (k->func == func && k->bound == bound && k->max_nodes == max_nodes &&
+		if (k->o == o && k->func == func && k->bound == bound && k->max_nodes == max_nodes &&
 		    (k->cb_bound == cb_bound || !k->x->callbacks)) {
 			*out = k->x;
 			pthread_mutex_unlock(&c->lock);
@@ -764,7 +765,7 @@ int expand_cached(struct ssa_cache *c, const struct object *o, int func,
 		*cfg_ns = x->cfg_ns;
 		if (d->errors + d->warnings + d->notes == reported)
 			*(struct kept *)buf_push(&c->kept, sizeof(*k)) = (struct kept){
-				.func = func, .bound = bound, .cb_bound = cb_bound,
+				.o = o, .func = func, .bound = bound, .cb_bound = cb_bound,
 				.max_nodes = max_nodes, .x = x };
 	}
 	pthread_mutex_unlock(&c->lock);
