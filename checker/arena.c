@@ -219,6 +219,17 @@ char *arena_strndup(struct arena *a, const char *s, size_t n)
 	return q;
 }
 
+char *arena_cat3(struct arena *a, const char *x, const char *y, const char *z)
+{
+	size_t nx = strlen(x), ny = strlen(y), nz = strlen(z);
+	char *s = arena_alloc(a, nx + ny + nz + 1);
+
+	memcpy(s, x, nx);
+	memcpy(s + nx, y, ny);
+	memcpy(s + nx + ny, z, nz + 1);
+	return s;
+}
+
 char *arena_strdup(struct arena *a, const char *s)
 {
 	return s ? arena_strndup(a, s, strlen(s)) : NULL;

@@ -97,6 +97,9 @@ void *arena_dup(struct arena *a, const void *p, size_t size);
 void *arena_adopt(struct arena *a, void *p, size_t size);
 char *arena_strdup(struct arena *a, const char *s);
 char *arena_strndup(struct arena *a, const char *s, size_t n);
+/* X, Y and Z in one string (names made at every lift or check: arena_printf's
+ * two vsnprintf calls cost more than the copies) */
+char *arena_cat3(struct arena *a, const char *x, const char *y, const char *z);
 char *arena_printf(struct arena *a, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 size_t arena_used(const struct arena *a);                 /* bytes handed out */

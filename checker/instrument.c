@@ -402,20 +402,6 @@ static void timed_exit(void *arg, struct ssa_lift *l, uint32_t r0)
 	((struct inst *)arg)->ns += stats_now() - t0;
 }
 
-/* "PRE NAME POST" in A: a ghost's name for the phis of dumps, made for
- * every lift (arena_printf's two vsnprintf calls each). */
-static const char *ghost_name(struct arena *a, const char *pre, const char *name,
-			      const char *post)
-{
-	size_t np = strlen(pre), nn = strlen(name), nq = strlen(post);
-	char *s = arena_alloc(a, np + nn + nq + 1);
-
-	memcpy(s, pre, np);
-	memcpy(s + np, name, nn);
-	memcpy(s + np + nn, post, nq + 1);
-	return s;
-}
-
 int instrument_lift(const struct loaded *ld, const struct mon_check *c,
 		    const struct ssa_opts *opts, struct arena *a, struct diag *d,
 		    struct ssa_prog **out)
@@ -434,9 +420,9 @@ int instrument_lift(const struct loaded *ld, const struct mon_check *c,
 	x->prog_type = ld->o->funcs[c->func].prog_type;
 	x->ghost_names = arena_new_array(a, const char *, n + 1);
 	for (i = 0; i < c->nvars; i++)
-		x->ghost_names[i] = ghost_name(a, "state ", c->vars[i].name, "");
+		x->ghost_names[i] = arena_cat3(a, "state ", c->vars[i].name, "");
 	for (i = 0; i < c->ncounters; i++)
-		x->ghost_names[c->nvars + i] = ghost_name(a, "called(", c->counters[i].name, ")");
+		x->ghost_names[c->nvars + i] = arena_cat3(a, "called(", c->counters[i].name, ")");
 	for (i = 0; i < c->nvars; i++)
 		collect_ctx(x, c->vars[i].init);
 	for (i = 0; i < c->nassumes; i++)

@@ -35,20 +35,6 @@ static const char *const builtins[] = {
 	"pkt_len", "pkt_written", "ctx", "global",
 };
 
-/* X, Y and Z in one string in the arena: the checks' names, the pack
- * paths and the assert messages (arena_printf's two vsnprintf calls were
- * a fifth of resolving a pack's checks). */
-static const char *cat3(struct arena *a, const char *x, const char *y, const char *z)
-{
-	size_t nx = strlen(x), ny = strlen(y), nz = strlen(z);
-	char *s = arena_alloc(a, nx + ny + nz + 1);
-
-	memcpy(s, x, nx);
-	memcpy(s + nx, y, ny);
-	memcpy(s + nx + ny, z, nz + 1);
-	return s;
-}
-
 /* ---- errors -------------------------------------------------------------- */
 static const char *where(struct resolver *r, const char *file, struct spec_pos at)
 {
@@ -85,7 +71,7 @@ static unsigned add_site(struct resolver *r, const struct spec_stmt *s)
 	as->pos = s->pos;
 	as->file = r->f->path;
 	as->text = text;
-	as->msg = s->msg ? s->msg : cat3(r->a, "assertion failed: ", text, "");
+	as->msg = s->msg ? s->msg : arena_cat3(r->a, "assertion failed: ", text, "");
 	as->handler = (unsigned)r->handlers.len;
 	return (unsigned)r->asserts.len - 1;
 }
@@ -303,7 +289,7 @@ static void begin_check(struct resolver *r, struct mon_check *c, int func,
 	c->func = func;
 	c->prog = prog;
 	c->inv = inv;
-	c->name = cat3(r->a, prog, ".", inv);
+	c->name = arena_cat3(r->a, prog, ".", inv);
 	c->file = f->path;
 	c->pos = at;
 	r->c = c;
@@ -458,7 +444,7 @@ static void block_checks(struct resolver *r, int func, const struct spec_item *b
 				const struct spec_qname *q = &pi->checks[j];
 
 				inv = lookup(r, root, q, &f);
-				name = q->pack ? cat3(r->a, q->pack, ".", q->name) : q->name;
+				name = q->pack ? arena_cat3(r->a, q->pack, ".", q->name) : q->name;
 				make_check(r, func, blk, root, f, inv, name, q, q->pos);
 			}
 			break;
@@ -589,7 +575,7 @@ static const char *join(struct resolver *r, const char *dir, const char *name)
 {
 	if (name[0] == '/')
 		return clean(r, name);
-	return clean(r, cat3(r->a, dir, "/", name));
+	return clean(r, arena_cat3(r->a, dir, "/", name));
 }
 
 /* "dir/xdp.inv" -> "xdp" */
@@ -694,7 +680,7 @@ static FILE *open_import(struct resolver *r, const struct sfile *f,
 	for (unsigned i = 0; i < r->opts->npack_dirs; i++) {
 		const char *dir = r->opts->pack_dirs[i];
 
-		*path = join(r, dir, cat3(r->a, s, ".inv", ""));
+		*path = join(r, dir, arena_cat3(r->a, s, ".inv", ""));
 		if ((fp = open_spec(*path, &why)))
 			return fp;
 		if (errno != ENOENT && errno != ENOTDIR)

@@ -118,18 +118,6 @@ static void phi_ptr(struct lifter *l, struct ssa_insn *phi)
 	lift_ptr_set(l, phi->id, acc);
 }
 
-/* "X, Y" in the arena (a phi that merges two variables) */
-static const char *both_names(struct arena *a, const char *x, const char *y)
-{
-	size_t nx = strlen(x), ny = strlen(y);
-	char *s = arena_alloc(a, nx + ny + 3);
-
-	memcpy(s, x, nx);
-	memcpy(s + nx, ", ", 2);
-	memcpy(s + nx + 2, y, ny + 1);
-	return s;
-}
-
 static void merge_word(struct lifter *l, struct state **in, uint32_t n,
 		       size_t off, const char *var)
 {
@@ -153,7 +141,7 @@ static void merge_word(struct lifter *l, struct state **in, uint32_t n,
 				break;
 		if (i == n) {
 			*(uint32_t *)((char *)l->st + off) = phi->id;
-			phi->var = both_names(l->a, phi->var, var);
+			phi->var = arena_cat3(l->a, phi->var, ", ", var);
 			return;
 		}
 	}
