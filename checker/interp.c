@@ -264,12 +264,33 @@ static const struct interp_region *nearest(const struct interp *ip,
 	return best;
 }
 
-/* Host pointer for an access by the current instruction, or a FAULT. */
-static uint8_t *access(struct interp *ip, uint64_t addr, uint32_t size,
-		       bool write, const char *what)
+/* The region, live or dead, that contains [ADDR, ADDR + SIZE) (SIZE > 0),
+ * or -1. Regions do not overlap, so no other can contain it: the one the
+ * scan found last and the current frame's stack are tried first (most
+ * accesses go to one of them; the scan passes the eight stacks on the way
+ * to the context or the packet). */
+static int find(struct interp *ip, uint64_t addr, uint32_t size)
+{
+	const struct interp_region *r = ip->regions.data;
+	size_t f = ip->depth - 1;
+	int i;
+
+	if ((size_t)ip->hit < ip->regions.len && contains(&r[ip->hit], addr, size))
+		return ip->hit;
+	if (f < ip->regions.len && contains(&r[f], addr, size))
+		return (int)f;
+	i = region_any(ip, addr, size, false);
+	if (i >= 0)
+		ip->hit = i;
+	return i;
+}
+
+/* Host pointer for an access by the current instruction to region I
+ * (find), or a FAULT. */
+static uint8_t *access_in(struct interp *ip, int i, uint64_t addr, uint32_t size, bool write,
+			  const char *what)
 {
 	const struct interp_region *r;
-	int i = region_any(ip, addr, size, false);
 	unsigned long long a = addr;
 
 	r = interp_region(ip, i);
@@ -299,6 +320,12 @@ static uint8_t *access(struct interp *ip, uint64_t addr, uint32_t size,
 	return NULL;
 }
 
+static uint8_t *access(struct interp *ip, uint64_t addr, uint32_t size,
+		       bool write, const char *what)
+{
+	return access_in(ip, find(ip, addr, size), addr, size, write, what);
+}
+
 /* ---- setup ------------------------------------------------------------ */
 
 int interp_init(struct interp *ip, struct insn *const *secs,
@@ -323,6 +350,19 @@ int interp_init(struct interp *ip, struct insn *const *secs,
 			return -EINVAL;
 	}
 	return 0;
+}
+
+void interp_drop_regions(struct interp *ip, int n)
+{
+	struct interp_region *r = ip->regions.data;
+	size_t i;
+
+	if (n < INTERP_MAX_FRAMES || (size_t)n >= ip->regions.len)
+		return;
+	for (i = (size_t)n; i < ip->regions.len; i++)
+		if (r[i].owned)
+			free(r[i].bytes);
+	ip->regions.len = (size_t)n;
 }
 
 void interp_fini(struct interp *ip)
@@ -528,14 +568,15 @@ static bool load_unmapped(struct interp *ip, uint64_t addr, uint32_t size,
 static bool exec_load(struct interp *ip, const struct insn *in)
 {
 	uint64_t addr = ip->regs[in->src] + (int64_t)in->off;
+	int i = find(ip, addr, in->size);
 	uint8_t *p;
 	uint64_t v;
 
-	if (ip->env.load_unmapped && !overlaps_any(ip, addr, in->size)) {
+	if (i < 0 && ip->env.load_unmapped && !overlaps_any(ip, addr, in->size)) {
 		if (!load_unmapped(ip, addr, in->size, &v))
 			return false;
 	} else {
-		p = access(ip, addr, in->size, false, "load");
+		p = access_in(ip, i, addr, in->size, false, "load");
 		if (!p)
 			return false;
 		v = load_le(p, in->size);

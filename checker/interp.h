@@ -189,6 +189,7 @@ struct interp {
 	int sec;                 /* the instruction being executed */
 	uint32_t pc;
 	struct vec regions;      /* struct interp_region, malloc'd (buf_push) */
+	int hit;                 /* the region of the last access: tried first */
 	uint8_t stacks[INTERP_MAX_FRAMES][ISA_STACK_SIZE];
 	struct interp_result res;
 	bool failed;             /* the run has ended (res.status says how) */
@@ -211,6 +212,11 @@ void interp_fini(struct interp *ip);
 int interp_add_region(struct interp *ip, enum interp_mem_kind kind,
 		      const char *name, uint64_t base, uint32_t size,
 		      void *bytes, bool writable);
+/* Remove the regions from index N on (N >= INTERP_MAX_FRAMES: the stacks
+ * stay), freeing the bytes the interpreter allocated for them: one
+ * interpreter set up once runs many inputs, each with memory of its own
+ * (the search's probe). */
+void interp_drop_regions(struct interp *ip, int n);
 struct interp_region *interp_region(struct interp *ip, int index);
 /* Mark in SEEN[0..LEN) the bytes [OFF, OFF + LEN) of region INDEX that the
  * run touches (any access, reads and writes alike, and every host pointer

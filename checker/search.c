@@ -754,6 +754,12 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 		sr->nslots[i] = l->o->sections[i].nslots;
 		slots += sr->nslots[i];
 	}
+	sr->gspans = calloc(l->o->nmaps + 1, sizeof(*sr->gspans));
+	if (!sr->gspans)
+		abort();
+	for (i = 0; i < l->o->nmaps; i++)
+		sr->gspans[i].n = search_glob_span(l->o, i, &sr->gspans[i].off);
+	search_probe_init(sr, pr);
 	sr->qcap = budget < S_QUEUE ? budget + 1 : S_QUEUE;
 	sr->nseen = table_size(budget, 4096);
 	sr->ncov = table_size(2 * slots, 8192);             /* two sides of each branch */
@@ -808,7 +814,9 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 	free(sr->q);
 	free(sr->hints);
 	free(sr->nslots);
+	free(sr->gspans);
 	arena_free(sr->tried);
+	search_probe_fini(pr);
 	free(sr);
 	free(pr);
 	free(base);

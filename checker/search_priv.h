@@ -91,6 +91,7 @@ struct probe {
 	unsigned ncmps;
 	bool pending;                  /* cmps[ncmps - 1]'s direction not known yet */
 	bool bad;                      /* outside what the search models: give up */
+	bool keep;                     /* the run makes a cex (regions: its memory before) */
 	uint64_t data, end;
 	enum interp_status status;     /* how the run ended, after how many */
 	uint64_t steps;                /* instructions */
@@ -101,9 +102,11 @@ struct probe {
 	uint32_t corg[ISA_NREGS];      /* the same from the candidate's bytes (struct cmp) */
 	uint8_t orgsz[ISA_NREGS];
 	const struct insn *prev;
-	uint64_t prev_addr;
-	/* not cleared per run (search_probe zeroes what is above): interp_init
-	 * sets ip up, and only cmps[0..ncmps) is ever read (20 KiB a run) */
+	enum isa_kind prev_kind;       /* isa_table[prev->op].kind */
+	uint64_t prev_addr;            /* a load's address */
+	/* not cleared per run (search_probe zeroes what is above): ip is set
+	 * up once per search (search_probe_init; a run drops the regions of
+	 * the one before), and only cmps[0..ncmps) is ever read (20 KiB a run) */
 	struct interp ip;
 	struct cmp cmps[S_CMPS];
 	/* with sr->bound_only: by byte of the candidate, 1 where the run touched
@@ -121,6 +124,7 @@ struct search {
 	const struct object *o;
 	bool has_pkt, plain_ctx;
 	uint32_t nglob;                /* cand.glob's bytes in use */
+	struct gspan { uint32_t off, n; } *gspans;  /* by map: search_glob_span's */
 	uint64_t longest;              /* a bound's search: the longest run so far */
 	uint32_t off_data, off_end, off_meta;
 	uint32_t *nslots;
@@ -189,8 +193,12 @@ struct hint {
  * first ones, at *OFF there (0: none, not a datasec or no room left). */
 uint32_t search_glob_span(const struct object *o, uint32_t m, uint32_t *off);
 bool search_fits(const struct pcall *p, uint64_t v);
-/* Run CD: *X (in arena A) is the cex it makes; false if the probe left the
- * model (pr->bad) or could not be set up. PR: the trace. */
+/* PR's interpreter, for the runs of one search (search_probe_fini). */
+void search_probe_init(struct search *sr, struct probe *pr);
+void search_probe_fini(struct probe *pr);
+/* Run CD: *X (in arena A) is the cex it makes (X NULL: none, for a run
+ * whose trace is all that is read); false if the probe left the model
+ * (pr->bad) or could not be set up. PR: the trace. */
 bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, struct cex **x,
 		  struct probe *pr);
 /* C checks nothing but the bound: a run fails it by its instruction count

@@ -24,18 +24,19 @@ static int give_up(struct probe *pr)
 	return -1;
 }
 
+/* BYTES (in the try's arena, freed with it) are the run's memory; a
+ * counterexample (pr->keep) keeps a copy of them as they are before the
+ * run. */
 static int add_region(struct probe *pr, enum interp_mem_kind kind, const char *name,
-		      uint64_t base, uint32_t size, const uint8_t *bytes, bool writable, int map)
+		      uint64_t base, uint32_t size, uint8_t *bytes, bool writable, int map)
 {
 	struct cex_region *r;
-	/* the run's memory: a copy in the try's arena (freed with it, not by
-	 * interp_fini), the counterexample keeps another of the bytes before
-	 * the run */
-	int ri = interp_add_region(&pr->ip, kind, name, base, size,
-				   arena_dup(pr->a, bytes, size), writable);
+	int ri = interp_add_region(&pr->ip, kind, name, base, size, bytes, writable);
 
 	if (ri < 0)
 		return -1;
+	if (!pr->keep)
+		return ri;
 	r = vec_push(pr->a, &pr->regions, sizeof(*r));
 	r->kind = kind;
 	r->name = name;
@@ -346,12 +347,9 @@ static void track(struct probe *pr)
 {
 	const struct insn *in = pr->prev;
 	uint64_t a = pr->prev_addr;
-	enum isa_kind k;
+	enum isa_kind k = pr->prev_kind;
 	unsigned r;
 
-	if (!in)
-		return;
-	k = isa_table[in->op].kind;
 	if (k == ISA_K_LDX) {
 		pr->org[in->dst] = pr->corg[in->dst] = 0;
 		if (pr->sr->has_pkt && a >= pr->data && a + in->size <= pr->end &&
@@ -360,7 +358,7 @@ static void track(struct probe *pr)
 			pr->orgsz[in->dst] = in->size;
 		}
 		for (r = 0; r < pr->o->nmaps && pr->sr->nglob; r++) {
-			uint32_t off, n = search_glob_span(pr->o, r, &off);
+			uint32_t off = pr->sr->gspans[r].off, n = pr->sr->gspans[r].n;
 
 			if (n && a >= SMT_MAP_BASE(r) && a + in->size <= SMT_MAP_BASE(r) + n) {
 				pr->corg[in->dst] = (uint32_t)(offsetof(struct cand, glob) + off +
@@ -412,14 +410,15 @@ static void p_insn(void *arg, int sec, uint32_t slot, const uint64_t regs[ISA_NR
 		c->taken = !(sec == c->sec && slot == c->slot + 1);
 		pr->pending = false;
 	}
-	track(pr);
-	pr->prev = NULL;
-	if (sec < 0 || (uint32_t)sec >= pr->o->nsections || slot >= pr->o->sections[sec].nslots)
-		return;
+	if (pr->prev)
+		track(pr);
+	/* the interpreter runs the slots of these sections only (go) */
 	in = &pr->l->insns[sec][slot];
 	pr->prev = in;
-	pr->prev_addr = regs[in->src] + (uint64_t)(int64_t)in->off;
-	if (isa_table[in->op].kind != ISA_K_JCOND || pr->ncmps >= S_CMPS)
+	pr->prev_kind = isa_table[in->op].kind;
+	if (pr->prev_kind == ISA_K_LDX)
+		pr->prev_addr = regs[in->src] + (uint64_t)(int64_t)in->off;
+	if (pr->prev_kind != ISA_K_JCOND || pr->ncmps >= S_CMPS)
 		return;
 	c = &pr->cmps[pr->ncmps++];
 	c->sec = sec;
@@ -671,20 +670,30 @@ uint32_t search_glob_span(const struct object *o, uint32_t m, uint32_t *off)
 	return 0;
 }
 
-/* Run CD: *X (in arena A) is the cex it makes; false if the search gave up. */
+void search_probe_init(struct search *sr, struct probe *pr)
+{
+	struct interp_env env = { .arg = pr, .call = p_call, .lddw_value = p_lddw,
+				  .on_insn = p_insn, .load_unmapped = p_unmapped };
+
+	if (interp_init(&pr->ip, sr->l->insns, sr->nslots, (int)sr->o->nsections, &env) < 0)
+		abort();               /* only arguments that are not code fail */
+	pr->ip.max_steps = 100000;
+}
+
+void search_probe_fini(struct probe *pr)
+{
+	interp_fini(&pr->ip);
+}
+
 bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, struct cex **xout,
 		  struct probe *pr)
 {
 	const struct object *o = sr->o;
 	const struct obj_func *f = &o->funcs[sr->c->func];
-	struct interp_env env = { .call = p_call, .lddw_value = p_lddw, .on_insn = p_insn,
-				  .load_unmapped = p_unmapped };
-	struct interp_result res;
-	uint8_t ctx[CTX_SIZE], *pk;
+	uint8_t *ctx, *pk;
 	uint64_t args[5] = { SMT_CTX_BASE, 0, 0, 0, 0 };
 	struct cex *x;
 	uint32_t m, v;
-	bool ok = false;
 	int ri;
 
 	memset(pr, 0, offsetof(struct probe, ip));
@@ -694,11 +703,9 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 	pr->sr = sr;
 	pr->cd = cd;
 	pr->a = a;
-	env.arg = pr;
-	if (interp_init(&pr->ip, sr->l->insns, sr->nslots, (int)o->nsections, &env) < 0)
-		return false;
-	pr->ip.max_steps = 100000;
-	memcpy(ctx, cd->ctx, sizeof(ctx));
+	pr->keep = xout != NULL;
+	interp_drop_regions(&pr->ip, INTERP_MAX_FRAMES);    /* the last run's memory */
+	ctx = arena_dup(a, cd->ctx, CTX_SIZE);
 	if (sr->has_pkt) {
 		pr->data = SMT_PKT_BASE + SMT_PKT_HEADROOM;
 		pr->end = pr->data + cd->len;
@@ -711,7 +718,7 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 	if (sr->bound_only)            /* interp_track clears the other ranges it marks */
 		memset(pr->seen + offsetof(struct cand, wr), 0, sizeof(cd->wr));
 	if ((ri = add_region(pr, INTERP_MEM_CTX, "ctx", SMT_CTX_BASE, CTX_SIZE, ctx, true, -1)) < 0)
-		goto out;
+		return false;
 	if (sr->bound_only)
 		interp_track(&pr->ip, ri, pr->seen + offsetof(struct cand, ctx), 0, CTX_SIZE);
 	if (sr->has_pkt) {
@@ -719,7 +726,7 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 		memcpy(pk + SMT_PKT_HEADROOM, cd->pkt, cd->len);
 		if ((ri = add_region(pr, INTERP_MEM_PACKET, "packet", SMT_PKT_BASE,
 				     SMT_PKT_HEADROOM + cd->len + PKT_TAIL, pk, true, -1)) < 0)
-			goto out;
+			return false;
 		if (sr->bound_only)
 			interp_track(&pr->ip, ri, pr->seen + offsetof(struct cand, pkt),
 				     SMT_PKT_HEADROOM, cd->len);
@@ -741,15 +748,17 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 		pin_assumes(sr->c, o, (int)m, b, d->size);
 		if ((ri = add_region(pr, INTERP_MEM_GLOBAL, d->name, SMT_MAP_BASE(m),
 				     d->size ? d->size : 1, b, !d->readonly, (int)m)) < 0)
-			goto out;
+			return false;
 		if (sr->bound_only && gn)
 			interp_track(&pr->ip, ri, pr->seen + offsetof(struct cand, glob) + goff, 0, gn);
 	}
-	interp_run(&pr->ip, f->sec, f->start, args, &res);
-	pr->status = res.status;
-	pr->steps = res.steps;
+	interp_run(&pr->ip, f->sec, f->start, args, NULL);
+	pr->status = pr->ip.res.status;
+	pr->steps = pr->ip.res.steps;
 	if (pr->bad)
-		goto out;
+		return false;
+	if (!xout)
+		return true;
 	x = arena_alloc(a, sizeof(*x));
 	x->func = sr->c->func;
 	memcpy(x->args, args, sizeof(args));
@@ -767,10 +776,7 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 		x->ksyms[m] = SMT_KSYM_ADDR(m);
 	x->max_steps = 100000;
 	*xout = x;
-	ok = true;
-out:
-	interp_fini(&pr->ip);
-	return ok;
+	return true;
 }
 
 /* C checks nothing but the bound (its one assert; no state, handlers,
@@ -804,7 +810,7 @@ int search_try(struct search *sr, const struct cand *cd, int want, unsigned *sit
 	sr->runs++;
 	arena_free(sr->tried);      /* the previous try's probe is done with */
 	sr->tried = a;
-	if (!search_probe(sr, cd, a, &x, pr))
+	if (!search_probe(sr, cd, a, sr->bound_only ? NULL : &x, pr))
 		return 0;
 	if (sr->bound_only) {
 		/* the monitor's one assert: insns <= bound at the exit */
