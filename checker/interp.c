@@ -265,24 +265,27 @@ static const struct interp_region *nearest(const struct interp *ip,
 }
 
 /* The region, live or dead, that contains [ADDR, ADDR + SIZE) (SIZE > 0),
- * or -1. Regions do not overlap, so no other can contain it: the one the
- * scan found last and the current frame's stack are tried first (most
- * accesses go to one of them; the scan passes the eight stacks on the way
- * to the context or the packet). */
+ * or -1. Regions do not overlap, so no other can contain it, and the
+ * order they are tried in is free: the one the scan found last and the
+ * current frame's stack first (most accesses go to one of them), then the
+ * ones past the stacks (the context, the packet, ...), then the other
+ * stacks. */
 static int find(struct interp *ip, uint64_t addr, uint32_t size)
 {
 	const struct interp_region *r = ip->regions.data;
-	size_t f = ip->depth - 1;
-	int i;
+	size_t f = ip->depth - 1, n = ip->regions.len, i;
 
-	if ((size_t)ip->hit < ip->regions.len && contains(&r[ip->hit], addr, size))
+	if ((size_t)ip->hit < n && contains(&r[ip->hit], addr, size))
 		return ip->hit;
-	if (f < ip->regions.len && contains(&r[f], addr, size))
+	if (f < n && contains(&r[f], addr, size))
 		return (int)f;
-	i = region_any(ip, addr, size, false);
-	if (i >= 0)
-		ip->hit = i;
-	return i;
+	for (i = INTERP_MAX_FRAMES; i < n; i++)
+		if (contains(&r[i], addr, size))
+			return ip->hit = (int)i;
+	for (i = 0; i < INTERP_MAX_FRAMES && i < n; i++)
+		if (contains(&r[i], addr, size))
+			return ip->hit = (int)i;
+	return -1;
 }
 
 /* Host pointer for an access by the current instruction to region I
@@ -398,8 +401,16 @@ static bool go(struct interp *ip, int sec, int64_t slot)
 	return true;
 }
 
-static bool next(struct interp *ip)
+/* go to the next slot: the section is the one running, only the slot is
+ * checked here (most instructions end so) */
+static inline bool next(struct interp *ip)
 {
+	uint32_t pc = ip->pc + 1;
+
+	if (pc < ip->nslots[ip->sec] && !ip->secs[ip->sec][pc].cont) {
+		ip->pc = pc;
+		return true;
+	}
 	return go(ip, ip->sec, (int64_t)ip->pc + 1);
 }
 

@@ -85,8 +85,6 @@ struct probe {
 	const struct cand *cd;
 	struct arena *a;
 	struct vec regions, calls, reads;  /* cex_region / cex_call / cex_read (arena) */
-	struct pcall pc[S_CALLS];
-	struct pent ents[S_ENTS];
 	unsigned nents, nrb, nwr;
 	unsigned ncmps;
 	bool pending;                  /* cmps[ncmps - 1]'s direction not known yet */
@@ -96,18 +94,18 @@ struct probe {
 	enum interp_status status;     /* how the run ended, after how many */
 	uint64_t steps;                /* instructions */
 	/* by register: the packet bytes its value was loaded from, + 1 (a
-	 * load, then operations with constants; 0: none), and the last
-	 * instruction seen, whose effect the next p_insn applies */
+	 * load, then operations with constants; 0: none) */
 	uint16_t org[ISA_NREGS];
 	uint32_t corg[ISA_NREGS];      /* the same from the candidate's bytes (struct cmp) */
 	uint8_t orgsz[ISA_NREGS];
-	const struct insn *prev;
-	enum isa_kind prev_kind;       /* isa_table[prev->op].kind */
-	uint64_t prev_addr;            /* a load's address */
 	/* not cleared per run (search_probe zeroes what is above): ip is set
 	 * up once per search (search_probe_init; a run drops the regions of
-	 * the one before), and only cmps[0..ncmps) is ever read (20 KiB a run) */
+	 * the one before), and only pc[0..calls.len), ents[0..nents) and
+	 * cmps[0..ncmps) are ever read, each set whole when it is made (a
+	 * key past its ks bytes aside) */
 	struct interp ip;
+	struct pcall pc[S_CALLS];
+	struct pent ents[S_ENTS];
 	struct cmp cmps[S_CMPS];
 	/* with sr->bound_only: by byte of the candidate, 1 where the run touched
 	 * it (interp_track). Each run clears the ranges it tracks (the

@@ -338,19 +338,20 @@ static int p_unmapped(void *arg, struct interp *ip, uint64_t addr, uint32_t size
 	return 0;
 }
 
-/* The effect of the instruction before (pr->prev) on which registers hold
- * packet bytes (flip's last resort: a compared value that is a masked or
- * shifted load appears nowhere in the input). A guess for choosing
- * inputs, nothing more: a bpf-to-bpf call's saved registers are not
- * restored here. */
-static void track(struct probe *pr)
+/* The effect of IN (of kind K, about to run with REGS) on which
+ * registers hold packet bytes (flip's last resort: a compared value that
+ * is a masked or shifted load appears nowhere in the input), taken before
+ * it runs: it depends on IN and a load's address only, and nothing reads
+ * it before the next instruction. A guess for choosing inputs, nothing
+ * more: a bpf-to-bpf call's saved registers are not restored here. */
+static void track(struct probe *pr, const struct insn *in, enum isa_kind k,
+		  const uint64_t regs[ISA_NREGS])
 {
-	const struct insn *in = pr->prev;
-	uint64_t a = pr->prev_addr;
-	enum isa_kind k = pr->prev_kind;
 	unsigned r;
 
 	if (k == ISA_K_LDX) {
+		uint64_t a = regs[in->src] + (uint64_t)(int64_t)in->off;
+
 		pr->org[in->dst] = pr->corg[in->dst] = 0;
 		if (pr->sr->has_pkt && a >= pr->data && a + in->size <= pr->end &&
 		    a - pr->data < S_PKT) {
@@ -402,7 +403,9 @@ static void track(struct probe *pr)
 static void p_insn(void *arg, int sec, uint32_t slot, const uint64_t regs[ISA_NREGS])
 {
 	struct probe *pr = arg;
-	const struct insn *in;
+	/* the interpreter runs the slots of these sections only (go) */
+	const struct insn *in = &pr->l->insns[sec][slot];
+	enum isa_kind k = isa_table[in->op].kind;
 	struct cmp *c;
 
 	if (pr->pending) {
@@ -410,15 +413,11 @@ static void p_insn(void *arg, int sec, uint32_t slot, const uint64_t regs[ISA_NR
 		c->taken = !(sec == c->sec && slot == c->slot + 1);
 		pr->pending = false;
 	}
-	if (pr->prev)
-		track(pr);
-	/* the interpreter runs the slots of these sections only (go) */
-	in = &pr->l->insns[sec][slot];
-	pr->prev = in;
-	pr->prev_kind = isa_table[in->op].kind;
-	if (pr->prev_kind == ISA_K_LDX)
-		pr->prev_addr = regs[in->src] + (uint64_t)(int64_t)in->off;
-	if (pr->prev_kind != ISA_K_JCOND || pr->ncmps >= S_CMPS)
+	if (k != ISA_K_JCOND) {
+		track(pr, in, k, regs);
+		return;
+	}
+	if (pr->ncmps >= S_CMPS)
 		return;
 	c = &pr->cmps[pr->ncmps++];
 	c->sec = sec;
