@@ -203,13 +203,11 @@ static void apply_hint(struct cand *cd, const struct hint *h)
 
 #define COFF(t, field) ((size_t)((const uint8_t *)&(t)->field - (const uint8_t *)(t)))
 
-/* T := CD before the first candidate of a substitution (most find none). */
-static void copy_once(struct cand *t, const struct cand *cd, bool *copied)
-{
-	if (!*copied)
-		memcpy(t, cd, sizeof(*t));
-	*copied = true;
-}
+/* The candidates of an expansion of CD are made in T, which is a copy of
+ * CD before and after each one (expand, guide_flip): each changes a few
+ * bytes of T, is pushed, and puts them back (a copy of the 4.5 KB per
+ * candidate was most of an expansion: loop_sum's bound, 900 instructions
+ * of a flip_len's 1,200). */
 
 /* Replace the W-byte encodings (both byte orders) of X in BUF[0..N) by Y
  * and Y +- 1, a candidate each (at most 4 places). */
@@ -219,7 +217,6 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 	unsigned w = x < 0x100 ? 1 : x < 0x10000 ? 2 : x < 0x100000000ull ? 4 : 8, be, d, hits = 0;
 	uint8_t enc[8];
 	uint32_t off, i, j;
-	bool copied = false;       /* T is CD: each candidate changes it and puts it back */
 
 	for (be = 0; be < 2 && (be == 0 || w > 1); be++) {
 		for (i = 0; i < w; i++)
@@ -240,7 +237,6 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 
 				if (w < 8 && yy >> (8 * w))
 					continue;
-				copy_once(t, cd, &copied);
 				for (i = 0; i < w; i++)
 					tb[off + i] = (uint8_t)(yy >> (8 * (be ? w - 1 - i : i)));
 				search_push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
@@ -264,7 +260,6 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 
 				if (yy > 15)
 					continue;
-				copy_once(t, cd, &copied);
 				tb[off] = (uint8_t)((buf[off] & ~(0xfu << sh)) | (unsigned)yy << sh);
 				search_push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
 					   (size_t)(tb - (uint8_t *)t) + off + 1);
@@ -288,7 +283,6 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 			if ((v & x) != x)
 				continue;
 			hits++;
-			copy_once(t, cd, &copied);
 			for (i = 0; i < w; i++)
 				tb[off + i] = (uint8_t)((v & ~x) >> (8 * (be ? w - 1 - i : i)));
 			search_push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
@@ -314,13 +308,13 @@ static void flip_origin(struct search *sr, const struct cand *cd, const struct c
 	if (!c->org || !(c->orgsz & ORG_CHANGED) || !n || n > 8 || off + n > cd->len)
 		return;
 	for (v = 0; v < 4; v++) {
-		memcpy(t, cd, sizeof(*t));
 		for (i = 0; i < n; i++) {
 			unsigned sh = 8 * (v == 3 ? n - 1 - i : i);
 
 			t->pkt[off + i] = v == 0 ? 0xff : v == 1 ? 0 : (uint8_t)(y >> sh);
 		}
 		search_push_delta(sr, cd, t, COFF(t, pkt[off]), COFF(t, pkt[off]) + n);
+		memcpy(t->pkt + off, cd->pkt + off, n);
 	}
 }
 
@@ -342,10 +336,10 @@ static void flip_bytes(struct search *sr, const struct cand *cd, const struct cm
 		uint64_t yy = c->orgsz & ORG_CHANGED ? (v == 0 ? ~0ull : v == 1 ? 0 : y)
 						     : y + (v == 1) - (v == 2);
 
-		memcpy(t, cd, sizeof(*t));
 		for (i = 0; i < n; i++)
 			((uint8_t *)t)[off + i] = (uint8_t)(yy >> (8 * i));
 		search_push_delta(sr, cd, t, off, off + n);
+		memcpy((uint8_t *)t + off, (const uint8_t *)cd + off, n);
 	}
 }
 
@@ -371,9 +365,9 @@ static bool flip_len(struct search *sr, const struct cand *cd, struct probe *pr,
 
 			if (nl < 0 || nl > (int64_t)S_PKT)
 				continue;
-			memcpy(t, cd, sizeof(*t));
 			t->len = (uint32_t)nl;
 			search_push_delta(sr, cd, t, COFF(t, len), COFF(t, len) + sizeof(t->len));
+			t->len = cd->len;
 		}
 		return true;
 	}
@@ -401,12 +395,13 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 			if (!pr->pc[k].value || (cc->ret & mask) != x || cd->opt[k])
 				continue;
 			for (d = 0; d < 3; d++) {
-				memcpy(t, cd, sizeof(*t));
 				t->has_ret[k] = 1;
 				t->ret[k] = (cc->ret & ~mask) | ((y + (d == 1) - (d == 2)) & mask);
 				if (search_fits(&pr->pc[k], t->ret[k]))
 					search_push_delta2(sr, cd, t, COFF(t, has_ret[k]), COFF(t, has_ret[k]) + 1,
 						    COFF(t, ret[k]), COFF(t, ret[k]) + sizeof(t->ret[k]));
+				t->has_ret[k] = cd->has_ret[k];
+				t->ret[k] = cd->ret[k];
 			}
 		}
 		for (k = 0; k < pr->reads.len; k++) {
@@ -415,11 +410,12 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 			if ((rd->value & mask) != x)
 				continue;
 			for (d = 0; d < 3; d++) {
-				memcpy(t, cd, sizeof(*t));
 				t->has_rd[k] = 1;
 				t->rd[k] = y + (d == 1) - (d == 2);
 				search_push_delta2(sr, cd, t, COFF(t, has_rd[k]), COFF(t, has_rd[k]) + 1,
 					    COFF(t, rd[k]), COFF(t, rd[k]) + sizeof(t->rd[k]));
+				t->has_rd[k] = cd->has_rd[k];
+				t->rd[k] = cd->rd[k];
 			}
 		}
 		if (sr->has_pkt)
@@ -483,13 +479,13 @@ static void guide_flip(struct search *sr, const struct cand *cd, struct probe *p
 			abort();
 		sr->front = true;
 		k = sr->qlen;
+		memcpy(t, cd, sizeof(*t));
 		flip(sr, cd, pr, c, t);
 		if (sr->qlen == k && pr->nents) {
 			/* nothing in the input is the operand (a pointer a
 			 * lookup returned, a key computed from entries): the
 			 * run's map entries as small numbers, every 32-bit
 			 * word 1 (a range's first and count, an index) */
-			memcpy(t, cd, sizeof(*t));
 			for (k = 0; k < pr->nents; k++)
 				for (j = 0; j < S_ENTSZ; j++)
 					t->ent[k][j] = j % 4 == 0;
@@ -513,6 +509,7 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 	t = malloc(sizeof(*t));
 	if (!t)
 		abort();
+	memcpy(t, cd, sizeof(*t));
 	for (i = 0; i < pr->ncmps; i++)
 		if (!pr->pending || i + 1 < pr->ncmps)
 			fresh |= search_set_add(sr->cov, sr->ncov,
@@ -520,11 +517,12 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 	/* the other choice of each call not decided yet */
 	for (k = cd->fixed; k < pr->calls.len && k < S_CALLS; k++) {
 		for (o = 1; o < pr->pc[k].nopts; o++) {
-			memcpy(t, cd, sizeof(*t));
 			t->opt[k] = (uint8_t)o;
 			t->fixed = k + 1;
 			search_push_delta2(sr, cd, t, COFF(t, fixed), COFF(t, fixed) + sizeof(t->fixed),
 				    COFF(t, opt[k]), COFF(t, opt[k]) + 1);
+			t->opt[k] = cd->opt[k];
+			t->fixed = cd->fixed;
 		}
 	}
 	/* a bound's search: a run longer than every earlier one has each
@@ -547,7 +545,7 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 			flip_bytes(sr, cd, c, t);
 	}
 	for (i = 0; fresh && i < sr->nhints; i++) {
-		memcpy(t, cd, sizeof(*t));
+		memcpy(t, cd, sizeof(*t));     /* T is CD no more */
 		apply_hint(t, sr->hints[i]);
 		search_push(sr, t);
 	}
@@ -560,8 +558,8 @@ static uint8_t pattern(unsigned i, unsigned salt)
 }
 
 /* The non-zero bytes of [LO, HI) of the N at OFF in CD made 0 where CD
- * still fails SITE with them (T: scratch): the whole range at once, else
- * each half. A failing input needs few non-zero bytes as a rule, so this
+ * still fails SITE with them (T: a copy of CD, and again on return): the
+ * whole range at once, else each half. A failing input needs few non-zero bytes as a rule, so this
  * takes about k log n tries for k needed bytes of n (one a byte took n:
  * most of a search's inputs were its minimisation). */
 static void zero_range(struct search *sr, struct cand *cd, struct cand *t, size_t off,
@@ -576,12 +574,12 @@ static void zero_range(struct search *sr, struct cand *cd, struct cand *t, size_
 	if (i == hi)
 		return;
 	lo = i;                        /* no try for the zero bytes before */
-	memcpy(t, cd, sizeof(*t));
 	memset(tc + lo, 0, hi - lo);
 	if (search_try(sr, t, (int)site, &s, pr) == 1) {
 		memset(c + lo, 0, hi - lo);
 		return;
 	}
+	memcpy(tc + lo, c + lo, hi - lo);
 	if (hi - lo == 1)
 		return;
 	zero_range(sr, cd, t, off, lo, lo + (hi - lo) / 2, site, pr);
@@ -599,14 +597,17 @@ static void zero_bytes(struct search *sr, struct cand *cd, struct cand *t, size_
 	const uint8_t *seen = sr->okseen + off;
 	size_t i;
 
-	if (sr->bound_only)
+	if (sr->bound_only) {
 		for (i = 0; i < n; i++)
 			c[i] &= (uint8_t)-seen[i];  /* seen is 0 or 1: branchless, vectorised */
+		memcpy((uint8_t *)t + off, c, n);
+	}
 	zero_range(sr, cd, t, off, 0, n, site, pr);
 }
 
 /* Simpler inputs that fail the same assert: a shorter packet, bytes and
- * answers 0. */
+ * answers 0. Each is tried in T, a copy of CD but for what the try
+ * changes (put back unless it becomes CD's). */
 static void minimise(struct search *sr, struct cand *cd, unsigned site, struct probe *pr)
 {
 	static const uint32_t lens[] = { 0, 14, 34, 42, 54, 60, 64 };
@@ -615,15 +616,17 @@ static void minimise(struct search *sr, struct cand *cd, unsigned site, struct p
 
 	if (!t)
 		abort();
+	memcpy(t, cd, sizeof(*t));
 	for (i = 0; i < ARRAY_SIZE(lens) && lens[i] < cd->len; i++) {
-		memcpy(t, cd, sizeof(*t));
 		t->len = lens[i];
 		if (search_try(sr, t, (int)site, &s, pr) == 1) {
 			cd->len = lens[i];
 			break;
 		}
+		t->len = cd->len;
 	}
 	memset(cd->pkt + cd->len, 0, S_PKT - cd->len);
+	memset(t->pkt + cd->len, 0, S_PKT - cd->len);
 	zero_bytes(sr, cd, t, offsetof(struct cand, pkt), cd->len, site, pr);
 	zero_bytes(sr, cd, t, offsetof(struct cand, ent), sizeof(cd->ent), site, pr);
 	if (search_try(sr, cd, (int)site, &s, pr) == 1) {
@@ -635,11 +638,14 @@ static void minimise(struct search *sr, struct cand *cd, unsigned site, struct p
 			if (!pc[k].value || cd->opt[k] || !search_fits(&pc[k], 0) ||
 			    (cd->has_ret[k] && !cd->ret[k]))
 				continue;
-			memcpy(t, cd, sizeof(*t));
 			t->has_ret[k] = 1;
 			t->ret[k] = 0;
-			if (search_try(sr, t, (int)site, &s, pr) == 1)
-				memcpy(cd, t, sizeof(*t));
+			if (search_try(sr, t, (int)site, &s, pr) == 1) {
+				cd->has_ret[k] = 1;
+				cd->ret[k] = 0;
+			}
+			t->has_ret[k] = cd->has_ret[k];
+			t->ret[k] = cd->ret[k];
 		}
 	}
 	zero_bytes(sr, cd, t, offsetof(struct cand, wr), sizeof(cd->wr), site, pr);
@@ -652,16 +658,15 @@ static void minimise(struct search *sr, struct cand *cd, unsigned site, struct p
 	 * cgroup input found, which make no kernel read: cgroup_skb's worst
 	 * case took 70 tries, 22 now). */
 	for (k = 0; k < S_READS; k++) {
-		if (k >= sr->ok_reads) {
-			cd->has_rd[k] = 1;
-			cd->rd[k] = 0;
-			continue;
-		}
-		memcpy(t, cd, sizeof(*t));
 		t->has_rd[k] = 1;
 		t->rd[k] = 0;
-		if ((!cd->has_rd[k] || cd->rd[k]) && search_try(sr, t, (int)site, &s, pr) == 1)
-			memcpy(cd, t, sizeof(*t));
+		if (k >= sr->ok_reads ||
+		    ((!cd->has_rd[k] || cd->rd[k]) && search_try(sr, t, (int)site, &s, pr) == 1)) {
+			cd->has_rd[k] = 1;
+			cd->rd[k] = 0;
+		}
+		t->has_rd[k] = cd->has_rd[k];
+		t->rd[k] = cd->rd[k];
 	}
 	free(t);
 }
