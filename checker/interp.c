@@ -513,7 +513,7 @@ static bool exec_call(struct interp *ip, const struct insn *in)
 
 /* ---- instructions ----------------------------------------------------- */
 
-static bool put(struct interp *ip, unsigned reg, uint64_t v)
+static inline bool put(struct interp *ip, unsigned reg, uint64_t v)
 {
 	if (reg == ISA_REG_FP)
 		return fail(ip, INTERP_INVALID, "slot %u: write to r10",
@@ -523,7 +523,7 @@ static bool put(struct interp *ip, unsigned reg, uint64_t v)
 }
 
 /* ALU result: zero-extended for 32-bit operations */
-static bool alu(struct interp *ip, const struct insn *in, uint64_t v)
+static inline bool alu(struct interp *ip, const struct insn *in, uint64_t v)
 {
 	return put(ip, in->dst, in->is64 ? v : (uint32_t)v) && next(ip);
 }

@@ -183,16 +183,29 @@ static void hint_stmts(struct search *sr, struct mon_stmt **st, unsigned n, cons
 	}
 }
 
+/* D[0..N) := V's bits where M has them, D's elsewhere; 8 bytes a step
+ * (a byte a step was 10 instructions a byte: 20K an apply_hint) */
+static void blend(uint8_t *d, const uint8_t *v, const uint8_t *m, size_t n)
+{
+	uint64_t a, b, k;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&a, d + i, 8);
+		memcpy(&b, v + i, 8);
+		memcpy(&k, m + i, 8);
+		a = (a & ~k) | (b & k);
+		memcpy(d + i, &a, 8);
+	}
+	for (; i < n; i++)
+		d[i] = (uint8_t)((d[i] & ~m[i]) | (v[i] & m[i]));
+}
+
 static void apply_hint(struct cand *cd, const struct hint *h)
 {
-	uint32_t i;
-
-	for (i = 0; i < S_PKT; i++)
-		cd->pkt[i] = (uint8_t)((cd->pkt[i] & ~h->pm[i]) | (h->v.pkt[i] & h->pm[i]));
-	for (i = 0; i < CTX_SIZE; i++)
-		cd->ctx[i] = (uint8_t)((cd->ctx[i] & ~h->cm[i]) | (h->v.ctx[i] & h->cm[i]));
-	for (i = 0; i < S_GLOB; i++)
-		cd->glob[i] = (uint8_t)((cd->glob[i] & ~h->gm[i]) | (h->v.glob[i] & h->gm[i]));
+	blend(cd->pkt, h->v.pkt, h->pm, S_PKT);
+	blend(cd->ctx, h->v.ctx, h->cm, CTX_SIZE);
+	blend(cd->glob, h->v.glob, h->gm, S_GLOB);
 	if (h->exactlen >= 0)
 		cd->len = (uint32_t)h->exactlen;
 	else if (cd->len < h->minlen)
