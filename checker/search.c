@@ -783,9 +783,10 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 	sr->ncov = table_size(2 * slots, 8192);             /* two sides of each branch */
 	sr->nflips = table_size(2 * S_FLIPS * slots, 4096);
 	sr->q = calloc(sr->qcap, sizeof(*sr->q));
+	sr->qa = arena_new();
 	sr->hints = calloc(64, sizeof(*sr->hints));
 	sr->seen = calloc(sr->nseen + sr->ncov + sr->nflips, sizeof(uint64_t));
-	if (!sr->nslots || !sr->q || !sr->hints || !sr->seen)
+	if (!sr->nslots || !sr->q || !sr->qa || !sr->hints || !sr->seen)
 		abort();
 	sr->cov = sr->seen + sr->nseen;
 	sr->flips = sr->cov + sr->ncov;
@@ -802,7 +803,6 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 
 		sr->qlen--;
 		search_decode(sr, e, &sr->cur);
-		free(e);
 		if (search_try(sr, &sr->cur, -1, &site, pr) == 1) {
 			found = &sr->cur;
 			break;
@@ -823,8 +823,6 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 		}
 	}
 	*runs = sr->runs;
-	for (i = 0; i < sr->qlen; i++)
-		free(sr->q[(sr->qhead + i) % sr->qcap]);
 	for (i = 0; i < sr->nhints; i++)
 		free(sr->hints[i]);
 	free(sr->seen);
@@ -834,6 +832,7 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 	free(sr->nslots);
 	free(sr->gspans);
 	arena_free(sr->tried);
+	arena_free(sr->qa);
 	search_probe_fini(pr);
 	free(sr);
 	free(pr);

@@ -128,6 +128,7 @@ struct search {
 	uint32_t *nslots;
 	struct qent **q;               /* a ring of qcap: the queued candidates, as
 	                                * differences from a background (search.c) */
+	struct arena *qa;              /* the entries, freed with the search */
 	unsigned qcap;
 	struct cand bg[2];             /* the backgrounds: zeros, and the patterned seed */
 	struct cand cur;               /* the candidate popped last */
