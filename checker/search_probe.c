@@ -338,6 +338,43 @@ static int p_unmapped(void *arg, struct interp *ip, uint64_t addr, uint32_t size
 	return 0;
 }
 
+/* track's load of IN from A: out of line, so that p_insn, which runs for
+ * every instruction, saves no registers for the loops here (12
+ * instructions each) */
+__attribute__((noinline))
+static void track_load(struct probe *pr, const struct insn *in, uint64_t a)
+{
+	unsigned r;
+
+	pr->org[in->dst] = pr->corg[in->dst] = 0;
+	if (pr->sr->has_pkt && a >= pr->data && a + in->size <= pr->end && a - pr->data < S_PKT) {
+		pr->org[in->dst] = (uint16_t)(a - pr->data + 1);
+		pr->orgsz[in->dst] = in->size;
+	}
+	for (r = 0; r < pr->o->nmaps && pr->sr->nglob; r++) {
+		uint32_t off = pr->sr->gspans[r].off, n = pr->sr->gspans[r].n;
+
+		if (n && a >= SMT_MAP_BASE(r) && a + in->size <= SMT_MAP_BASE(r) + n) {
+			pr->corg[in->dst] = (uint32_t)(offsetof(struct cand, glob) + off +
+						       (a - SMT_MAP_BASE(r)) + 1);
+			pr->orgsz[in->dst] = in->size;
+			break;
+		}
+	}
+	for (r = 0; r < pr->nents && !pr->corg[in->dst]; r++) {
+		const struct pent *e = &pr->ents[r];
+		uint32_t vs = pr->o->maps[e->map].value_size;
+
+		if (vs > S_ENTSZ)
+			vs = S_ENTSZ;
+		if (a >= e->addr && a + in->size <= e->addr + vs) {
+			pr->corg[in->dst] = (uint32_t)(offsetof(struct cand, ent) + r * S_ENTSZ +
+						       (a - e->addr) + 1);
+			pr->orgsz[in->dst] = in->size;
+		}
+	}
+}
+
 /* The effect of IN (of kind K, about to run with REGS) on which
  * registers hold packet bytes (flip's last resort: a compared value that
  * is a masked or shifted load appears nowhere in the input), taken before
@@ -350,36 +387,7 @@ static void track(struct probe *pr, const struct insn *in, enum isa_kind k,
 	unsigned r;
 
 	if (k == ISA_K_LDX) {
-		uint64_t a = regs[in->src] + (uint64_t)(int64_t)in->off;
-
-		pr->org[in->dst] = pr->corg[in->dst] = 0;
-		if (pr->sr->has_pkt && a >= pr->data && a + in->size <= pr->end &&
-		    a - pr->data < S_PKT) {
-			pr->org[in->dst] = (uint16_t)(a - pr->data + 1);
-			pr->orgsz[in->dst] = in->size;
-		}
-		for (r = 0; r < pr->o->nmaps && pr->sr->nglob; r++) {
-			uint32_t off = pr->sr->gspans[r].off, n = pr->sr->gspans[r].n;
-
-			if (n && a >= SMT_MAP_BASE(r) && a + in->size <= SMT_MAP_BASE(r) + n) {
-				pr->corg[in->dst] = (uint32_t)(offsetof(struct cand, glob) + off +
-							       (a - SMT_MAP_BASE(r)) + 1);
-				pr->orgsz[in->dst] = in->size;
-				break;
-			}
-		}
-		for (r = 0; r < pr->nents && !pr->corg[in->dst]; r++) {
-			const struct pent *e = &pr->ents[r];
-			uint32_t vs = pr->o->maps[e->map].value_size;
-
-			if (vs > S_ENTSZ)
-				vs = S_ENTSZ;
-			if (a >= e->addr && a + in->size <= e->addr + vs) {
-				pr->corg[in->dst] = (uint32_t)(offsetof(struct cand, ent) + r * S_ENTSZ +
-							       (a - e->addr) + 1);
-				pr->orgsz[in->dst] = in->size;
-			}
-		}
+		track_load(pr, in, regs[in->src] + (uint64_t)(int64_t)in->off);
 	} else if (k == ISA_K_ALU && in->op == ISA_MOV) {
 		pr->org[in->dst] = in->srcreg ? pr->org[in->src] : 0;
 		pr->corg[in->dst] = in->srcreg ? pr->corg[in->src] : 0;
