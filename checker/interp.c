@@ -293,10 +293,9 @@ static int find(struct interp *ip, uint64_t addr, uint32_t size)
 static uint8_t *access_in(struct interp *ip, int i, uint64_t addr, uint32_t size, bool write,
 			  const char *what)
 {
-	const struct interp_region *r;
+	const struct interp_region *r = i >= 0 ? (struct interp_region *)ip->regions.data + i : NULL;
 	unsigned long long a = addr;
 
-	r = interp_region(ip, i);
 	if (r && r->live && (!write || r->writable)) {
 		if (r->seen)
 			touch(r, addr - r->base, size);
