@@ -400,8 +400,8 @@ static bool go(struct interp *ip, int sec, int64_t slot)
 	return true;
 }
 
-/* go to the next slot: the section is the one running, only the slot is
- * checked here (most instructions end so) */
+/* On to the next slot: the running section's, so only the slot is
+ * checked here (most instructions end so); go says what is wrong. */
 static inline bool next(struct interp *ip)
 {
 	uint32_t pc = ip->pc + 1;

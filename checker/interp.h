@@ -189,7 +189,7 @@ struct interp {
 	int sec;                 /* the instruction being executed */
 	uint32_t pc;
 	struct vec regions;      /* struct interp_region, malloc'd (buf_push) */
-	int hit;                 /* the region of the last access: tried first */
+	int hit;                 /* the region an access's scan found last */
 	uint8_t stacks[INTERP_MAX_FRAMES][ISA_STACK_SIZE];
 	struct interp_result res;
 	bool failed;             /* the run has ended (res.status says how) */
