@@ -222,8 +222,22 @@ static void apply_hint(struct cand *cd, const struct hint *h)
  * candidate was most of an expansion: loop_sum's bound, 900 instructions
  * of a flip_len's 1,200). */
 
+/* One of the 8 bytes at P has a nibble X (X < 16): the top bit of each
+ * nibble of V that is 0 (exact: no carry crosses a nibble). */
+static bool has_nibble(const uint8_t *p, uint64_t x)
+{
+	const uint64_t lo = 0x7777777777777777ull;
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	v ^= 0x1111111111111111ull * x;
+	return ~(((v & lo) + lo) | v | lo) != 0;
+}
+
 /* Replace the W-byte encodings (both byte orders) of X in BUF[0..N) by Y
- * and Y +- 1, a candidate each (at most 4 places). */
+ * and Y +- 1, a candidate each (at most 4 places). The search for a
+ * nibble skips 8 bytes a step where none has it (a byte a step, two
+ * nibbles each, was a third of subst_bytes' own instructions). */
 static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t, uint8_t *tb,
 			const uint8_t *buf, uint32_t n, uint64_t x, uint64_t y)
 {
@@ -262,6 +276,10 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 	 * bitfield: an IPv4 header's ihl and version); set the nibble of each
 	 * byte whose low or high nibble is X to Y and Y +- 1 */
 	for (off = 0; !hits && x < 16 && y < 16 && off < n; off++) {
+		while (off + 8 <= n && !has_nibble(buf + off, x))
+			off += 8;
+		if (off >= n)
+			break;
 		for (be = 0; be < 2 && hits < 4; be++) {
 			unsigned sh = be ? 4 : 0;
 
@@ -744,7 +762,7 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 		       const struct search_guide *guide, struct arena *a, struct cex **out,
 		       unsigned *runs)
 {
-	struct search *sr = calloc(1, sizeof(*sr));
+	struct search *sr = malloc(sizeof(*sr));
 	struct probe *pr = malloc(sizeof(*pr));
 	struct hint *base = calloc(1, sizeof(*base));
 	struct cand *found = NULL;
@@ -754,6 +772,7 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 
 	if (!sr || !pr || !base)
 		abort();
+	memset(sr, 0, offsetof(struct search, cur));
 	*runs = 0;
 	sr->budget = budget;
 	sr->guide = guide;

@@ -131,7 +131,6 @@ struct search {
 	struct arena *qa;              /* the entries, freed with the search */
 	unsigned qcap;
 	struct cand bg[2];             /* the backgrounds: zeros, and the patterned seed */
-	struct cand cur;               /* the candidate popped last */
 	struct arena *tried;           /* the last search_try's arena: the probe's
 	                                * vectors (calls, regions) live in it until
 	                                * the next try (expand reads them) */
@@ -168,7 +167,6 @@ struct search {
 	 * search; bound_only is this and nothing else in the monitor): a run
 	 * that exits within it fails nothing, so search_try replays none */
 	bool bound_sole;
-	uint8_t okseen[sizeof(struct cand)];
 	/* the candidate an expansion derives its candidates from
 	 * (search_delta_begin): where it differs from its background, so
 	 * that a candidate that differs from it in a few bytes is encoded by
@@ -177,6 +175,11 @@ struct search {
 	unsigned dbg;                  /* its background */
 	struct dspan { uint16_t lo, hi; } *dspans;  /* bytes [lo, hi) differ, in order */
 	unsigned ndspans;
+	/* not zeroed (search_run_guided zeroes what is above; 9 KB of its
+	 * 18 a search): each is written before it is read */
+	struct cand cur;               /* the candidate popped last */
+	uint8_t okseen[sizeof(struct cand)];  /* with bound_only: set by every
+	                                       * try that fails the assert */
 };
 
 struct hint {
