@@ -265,24 +265,36 @@ int absint_reflexive(unsigned op)
 	}
 }
 
-/* Restrict A and B to `A op B` (or its negation), and what they are
- * computed from; false: infeasible. */
-static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint32_t a,
-		       uint32_t b)
+/* What `A op B` is on this path before an edge refines it (*PRE). */
+static void cmp_before(struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b,
+		       struct cmp_pre *pre)
 {
-	struct absint_val x = get(w, a), y = get(w, b);
-	bool one = find(w, a) == find(w, b);
-	struct fact_key key;
-	int f = absint_fact_decide_key(w, op, is64, a, b, &key);
+	uint64_t steps = w->r->steps;
 
-	if (f < 0 && (is64 || (x.umax <= 0xffffffffull && y.umax <= 0xffffffffull)))
-		f = absint_sum_decide(w, op, a, b);     /* in 64 bits: the values fit */
+	pre->x = get(w, a);
+	pre->y = get(w, b);
+	pre->one = find(w, a) == find(w, b);
+	pre->f = absint_fact_decide_key(w, op, is64, a, b, &pre->key);
+	if (pre->f < 0 && (is64 || (pre->x.umax <= 0xffffffffull && pre->y.umax <= 0xffffffffull)))
+		pre->f = absint_sum_decide(w, op, a, b);     /* in 64 bits: the values fit */
+	pre->c = pre->f < 0 ? absint_cond(op, is64, &pre->x, &pre->y) : 0;
+	pre->steps = w->r->steps - steps;
+}
+
+/* Restrict A and B to `A op B` (or its negation), and what they are
+ * computed from, PRE what it is before; false: infeasible. */
+static bool refine_pre(struct walk *w, unsigned op, bool is64, bool taken, uint32_t a,
+		       uint32_t b, const struct cmp_pre *pre)
+{
+	struct absint_val x = pre->x, y = pre->y;
+	bool one = pre->one;
+	int f = pre->f;
 
 	if (f >= 0 && f != taken)
 		return false;
 	if (one && a != 0 && absint_reflexive(op) >= 0 && absint_reflexive(op) != taken)
 		return false;
-	if (f < 0 && absint_cond(op, is64, &x, &y) < 0)
+	if (f < 0 && pre->c < 0)
 		absint_cell_push(w, &(struct cell){ .kind = C_BRANCH, .root = a, .b = b,
 						    .op = (uint8_t)op, .sx = is64, .off = taken });
 	if (!absint_refine(op, is64, taken, &x, &y))
@@ -290,13 +302,22 @@ static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint3
 	if (one && a != 0 && !absint_meet(&x, &y))
 		return false;
 	if (f < 0)        /* JEQ / JNE, an unsigned ordering: a fact, or its negation's */
-		absint_fact_push_key(w, &key, taken);
+		absint_fact_push_key(w, &pre->key, taken);
 	set(w, a, &x);
 	if (!one)
 		set(w, b, &y);
 	return back(w, find(w, a), BACK_DEPTH) && (one || back(w, find(w, b), BACK_DEPTH)) &&
 	       absint_lookup_refined(w, find(w, a)) &&
 	       (one || absint_lookup_refined(w, find(w, b)));
+}
+
+static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint32_t a,
+		       uint32_t b)
+{
+	struct cmp_pre pre;
+
+	cmp_before(w, op, is64, a, b, &pre);
+	return refine_pre(w, op, is64, taken, a, b, &pre);
 }
 
 bool absint_is_bool(const struct walk *w, uint32_t id)
@@ -860,21 +881,35 @@ static void at_end(struct walk *w, uint32_t b)
 
 static void push(struct walk *w, uint32_t b, size_t mark)
 {
+	struct frame *f;
+
 	w->stack = grow(w->stack, &w->capstack, w->nstack + 1, sizeof(*w->stack));
-	w->stack[w->nstack++] = (struct frame){ .b = b, .next = 0, .mark = mark };
+	f = &w->stack[w->nstack++];
+	f->b = b;               /* f->pre is set at edge 0 */
+	f->next = 0;
+	f->mark = mark;
 }
 
-/* Follow successor J of block F: refine the edge, run the block. */
-static void step(struct walk *w, uint32_t f, unsigned j)
+/* Follow successor J of block F (the top frame, FR): refine the edge,
+ * run the block. A branch's comparison is found at edge 0 and kept for
+ * edge 1: the walk is back in the same state then (edge 0's trail undone;
+ * what is not on the trail, phi_arg and the memos, is read only for
+ * values defined on the path, or as a cache). */
+static void step(struct walk *w, struct frame *fr, unsigned j)
 {
-	const struct ssa_block *blk = w->p->blocks[f];
-	uint32_t to = blk->succ[j];
+	const struct ssa_block *blk = w->p->blocks[fr->b];
+	uint32_t f = fr->b, to = blk->succ[j];
 	size_t mark = w->ntrail;
 
-	if (blk->term == SSA_TERM_BRANCH &&
-	    !refine_cmp(w, blk->cond_op, blk->cond64, j == 0, blk->a, blk->b)) {
-		undo_to(w, mark);
-		return;
+	if (blk->term == SSA_TERM_BRANCH) {
+		if (j == 0)
+			cmp_before(w, blk->cond_op, blk->cond64, blk->a, blk->b, &fr->pre);
+		else
+			w->r->steps += fr->pre.steps;
+		if (!refine_pre(w, blk->cond_op, blk->cond64, j == 0, blk->a, blk->b, &fr->pre)) {
+			undo_to(w, mark);
+			return;
+		}
 	}
 	if (!run_block(w, to, edge_index(w->p, f, j, to))) {
 		undo_to(w, mark);
@@ -1020,7 +1055,7 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 			w.nstack--;
 			continue;
 		}
-		step(&w, f->b, f->next++);
+		step(&w, f, f->next++);
 	}
 	free(w.env);
 	free(w.alias);

@@ -74,10 +74,36 @@ struct cell {
 	bool sx;
 };
 
+/* A comparison `A op B` in the form the path's facts keep it
+ * (absint_path.c fact_key). */
+enum { FACT_NONE, FACT_EQ, FACT_ORDER };
+struct fact_key {
+	uint8_t form;             /* FACT_ORDER: `A < B` (STRICT) or `A <= B` */
+	uint8_t op;               /* FACT_EQ: `A op B`, B 0 for the constant K */
+	bool strict;
+	uint32_t a, b;
+	uint64_t k;
+};
+
+/* What a branch's comparison is before either edge refines it (absint.c
+ * cmp_before): the same for both edges, which the walk follows from the
+ * same state (the first one's work undone), so found once. */
+struct cmp_pre {
+	struct absint_val x, y;   /* the operands' values */
+	struct fact_key key;
+	uint64_t steps;           /* what finding F counted (absint_sum_decide's
+	                           * re-evaluations), counted again for the
+	                           * second edge: the budget as before */
+	int f;                    /* the facts' or sums' decision, -1: none */
+	int c;                    /* the values' (absint_cond), when F is -1 */
+	bool one;                 /* A and B are one value */
+};
+
 struct frame {
 	uint32_t b;
 	uint32_t next;            /* successor to try next */
 	size_t mark;              /* trail length before entering b */
+	struct cmp_pre pre;       /* a BRANCH's comparison, found at edge 0 */
 };
 
 struct walk {
@@ -310,15 +336,8 @@ int absint_fact_decide(const struct walk *w, unsigned op, bool is64, uint32_t a,
 void absint_fact_push(struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b);
 /* `A op B` as the facts keep it: decided as absint_fact_decide, and its
  * form kept in *KEY for absint_fact_push_key (a branch's comparison,
- * decided and then taken or refused, its form found once). */
-enum { FACT_NONE, FACT_EQ, FACT_ORDER };
-struct fact_key {
-	uint8_t form;             /* FACT_ORDER: `A < B` (STRICT) or `A <= B` */
-	uint8_t op;               /* FACT_EQ: `A op B`, B 0 for the constant K */
-	bool strict;
-	uint32_t a, b;
-	uint64_t k;
-};
+ * decided and then taken or refused, its form found once; struct fact_key
+ * above). */
 int absint_fact_decide_key(const struct walk *w, unsigned op, bool is64, uint32_t a,
 			   uint32_t b, struct fact_key *key);
 /* KEY (its values unchanged since) holds on the path from here on, or
