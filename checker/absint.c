@@ -667,29 +667,15 @@ static void select_alias(struct walk *w, const struct ssa_insn *v, const struct 
 		absint_alias(w, v->id, r, val);
 }
 
-bool absint_pure(enum ssa_kind k)
-{
-	return k == SSA_ALU || k == SSA_UNARY || k == SSA_EXTRACT || k == SSA_INSERT ||
-	       k == SSA_SELECT || k == SSA_CMP || k == SSA_PHI;
-}
-
 /* ID computed again from its operands' values now (refined by the edges
  * and assumes since it was defined), met with its value: both hold of the
  * one value on this path. DEPTH bounds the operand chains followed. */
-struct absint_val absint_reeval(struct walk *w, uint32_t id, unsigned depth)
+struct absint_val absint_reeval_pure(struct walk *w, uint32_t id, const struct ssa_insn *v,
+				     unsigned depth)
 {
-	const struct ssa_insn *v;
 	struct absint_val args[4], r;
 	uint32_t i;
 
-	id = find(w, id);           /* an alias: its representative's value */
-	v = w->p->values[id];
-	if (id == 0 || depth == 0 || !absint_pure(v->kind))
-		return get(w, id);
-	if (!w->def[id])
-		return absint_top();
-	if (w->stamp[id] == w->now)
-		return w->memo[id];
 	w->r->steps++;
 	if (v->kind == SSA_PHI) {
 		r = absint_reeval(w, w->phi_arg[id], depth - 1);

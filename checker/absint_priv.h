@@ -344,12 +344,36 @@ bool absint_is_bool(const struct walk *w, uint32_t id);
 bool absint_refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth);
 /* A value of kind K depends on its operands only (computed again, it is
  * the same value). */
-bool absint_pure(enum ssa_kind k);
+static inline bool absint_pure(enum ssa_kind k)
+{
+	return k == SSA_ALU || k == SSA_UNARY || k == SSA_EXTRACT || k == SSA_INSERT ||
+	       k == SSA_SELECT || k == SSA_CMP || k == SSA_PHI;
+}
+
 /* ID computed again from its operands' values now (refined since it was
  * defined), met with its value; DEPTH bounds the operand chains followed.
  * absint_reeval_begin forgets what was memoised; absint_reeval_top is a
- * new evaluation of ID (48 deep). */
-struct absint_val absint_reeval(struct walk *w, uint32_t id, unsigned depth);
+ * new evaluation of ID (48 deep). Inline: most operands it meets are
+ * leaves or memoised in this evaluation; absint_reeval_pure computes
+ * pure value ID (V, defined, not memoised) from its operands. */
+struct absint_val absint_reeval_pure(struct walk *w, uint32_t id, const struct ssa_insn *v,
+				     unsigned depth);
+
+static inline struct absint_val absint_reeval(struct walk *w, uint32_t id, unsigned depth)
+{
+	const struct ssa_insn *v;
+
+	id = find(w, id);           /* an alias: its representative's value */
+	v = w->p->values[id];
+	if (id == 0 || depth == 0 || !absint_pure(v->kind))
+		return get(w, id);
+	if (!w->def[id])
+		return absint_top();
+	if (w->stamp[id] == w->now)
+		return w->memo[id];
+	return absint_reeval_pure(w, id, v, depth);
+}
+
 void absint_reeval_begin(struct walk *w);
 struct absint_val absint_reeval_top(struct walk *w, uint32_t id);
 
