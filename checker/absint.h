@@ -153,4 +153,13 @@ struct absint_result {
 void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 		  struct absint_result *r);
 
+/* What absint_prove's result depends on besides P's object (read only
+ * for the whole run): P's values and blocks as the walk reads them, and
+ * O's ptr_loads and mem (O's budget the default, no at_exit, no
+ * count_site), as words into *KEY (malloc'd; the caller frees it): how
+ * many. Two programs of one object with equal keys are walked alike,
+ * step for step: the same result. Anything the walk comes to read of a
+ * program or of O goes into the key too. */
+size_t absint_key(const struct ssa_prog *p, const struct absint_opts *o, uint64_t **key);
+
 #endif

@@ -390,6 +390,13 @@ void check_add_notes(struct check_result *r, const char *const *n, unsigned k)
 struct exit_share {
 	const struct mon_check *donor[CHECK_GROUP];   /* NULL: empty slot */
 	struct absint_val r0[CHECK_GROUP];
+	/* the walks of programs without asserts (walk_memo), in order */
+	struct walk_memo {
+		uint64_t *key;
+		size_t len;
+		struct absint_result ar;
+	} walk[CHECK_GROUP];
+	unsigned nwalk;
 };
 
 static bool exit_shared(const struct exit_share *sh, const struct mon_check *c)
@@ -430,6 +437,54 @@ static void exit_donate(struct exit_share *sh, const struct mon_check *c,
 	}
 }
 
+/* A program without asserts: its check's monitor hooks nothing in it
+ * (trace_exec's no_user_writes and observer_only, of a program that calls
+ * neither helper), so each such check of one function is the same lift
+ * and the same walk. */
+static bool assert_free(const struct ssa_prog *p)
+{
+	uint32_t id;
+
+	for (id = p->nvalues; id-- > 1;)     /* most are the exit's, late */
+		if (p->values[id]->kind == SSA_ASSERT)
+			return false;
+	return true;
+}
+
+/* absint_prove of P (no asserts) with AO into *AR, or the result of an
+ * earlier walk of the group whose program and options have the same key
+ * (absint_key: all the walk reads of them; the object is the run's): the
+ * same walk, step for step. */
+static void walk_memo(struct exit_share *sh, const struct ssa_prog *p,
+		      const struct absint_opts *ao, struct absint_result *ar)
+{
+	uint64_t *key;
+	size_t len = absint_key(p, ao, &key);
+	unsigned i;
+
+	for (i = 0; i < sh->nwalk; i++) {
+		if (sh->walk[i].len == len && !memcmp(sh->walk[i].key, key, len * sizeof(*key))) {
+			*ar = sh->walk[i].ar;
+			free(key);
+			return;
+		}
+	}
+	absint_prove(p, ao, ar);
+	if (sh->nwalk < CHECK_GROUP) {
+		sh->walk[sh->nwalk++] = (struct walk_memo){ .key = key, .len = len, .ar = *ar };
+		return;
+	}
+	free(key);
+}
+
+static void exit_share_free(struct exit_share *sh)
+{
+	unsigned i;
+
+	for (i = 0; i < sh->nwalk; i++)
+		free(sh->walk[i].key);
+}
+
 /* The abstract-interpretation pre-pass (absint.h): true when it proves
  * the check (or another check's walk did: exit_share); R's verdict and
  * notes untouched. Not for a bound (the report needs its worst case),
@@ -454,7 +509,10 @@ static bool absint_proves(const struct ssa_prog *p, const struct check_opts *o,
 		} else {
 			ao.ptr_loads = pc->ptr_loads;
 			ao.mem = pc->mem;
-			absint_prove(p, &ao, &ar);
+			if (sh && assert_free(p))
+				walk_memo(sh, p, &ao, &ar);
+			else
+				absint_prove(p, &ao, &ar);
 			if (ar.verdict == ABSINT_PROVED)
 				exit_donate(sh, r->c, &ar);
 		}
@@ -727,6 +785,7 @@ static void *worker(void *arg)
 						&pl->s->checks[i]);
 		}
 		smt_free(shared);
+		exit_share_free(&sh);
 	}
 	return NULL;
 }
