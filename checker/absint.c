@@ -974,6 +974,12 @@ static void runs(struct walk *w)
 		w->run_tail[b] = gap;
 	}
 	w->run_at[p->nblocks] = n;
+	/* the arrays that grow, at the sizes they come to: an op_eval entry
+	 * per value run at most, the trail's length in four entries a value
+	 * (xdp_lb's walks reached 1,024 entries of 265 to 336 values; each
+	 * doubling copied what was there) */
+	w->ops = grow(w->ops, &w->capops, n, sizeof(*w->ops));
+	w->trail = grow(w->trail, &w->captrail, 4 * (size_t)p->nvalues, sizeof(*w->trail));
 }
 
 /* W's arrays by value id, in two blocks (one malloc and one calloc per
