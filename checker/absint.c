@@ -581,7 +581,8 @@ static struct absint_val op_eval(struct walk *w, const struct ssa_insn *v,
 		if (i == n)
 			return m->out;
 	} else {
-		w->ops = grow(w->ops, &w->capops, w->nops + 1, sizeof(*w->ops));
+		if (w->nops == w->capops)   /* cannot be: an entry per value run */
+			return op_compute(v, args);
 		*slot = (uint32_t)++w->nops;
 		m = &w->ops[*slot - 1];
 	}
@@ -947,16 +948,8 @@ static void consts_everywhere(struct walk *w)
 static void runs(struct walk *w)
 {
 	const struct ssa_prog *p = w->p;
-	uint32_t b, i, n = 0, total = 0;
+	uint32_t b, i, n = 0;
 
-	for (b = 0; b < p->nblocks; b++)
-		total += p->blocks[b]->ninsns;
-	w->run = malloc(sizeof(*w->run) * (total ? total : 1));
-	w->run_at = malloc(sizeof(*w->run_at) * (2 * (p->nblocks + 1) + total));
-	if (!w->run || !w->run_at)
-		abort();
-	w->run_tail = w->run_at + p->nblocks + 1;
-	w->run_gap = w->run_tail + p->nblocks + 1;
 	for (b = 0; b < p->nblocks; b++) {
 		const struct ssa_block *blk = p->blocks[b];
 		uint32_t gap = 0;
@@ -974,36 +967,51 @@ static void runs(struct walk *w)
 		w->run_tail[b] = gap;
 	}
 	w->run_at[p->nblocks] = n;
-	/* the arrays that grow, at the sizes they come to: an op_eval entry
-	 * per value run at most, the trail's length in four entries a value
-	 * (xdp_lb's walks reached 1,024 entries of 265 to 336 values; each
-	 * doubling copied what was there) */
-	w->ops = grow(w->ops, &w->capops, n, sizeof(*w->ops));
-	w->trail = grow(w->trail, &w->captrail, 4 * (size_t)p->nvalues, sizeof(*w->trail));
 }
 
-/* W's arrays by value id, in two blocks (one malloc and one calloc per
- * walk, not ten): the abstract values (ENV, MEMO) uninitialised, since a
- * value is read only where it is defined on the path (DEF, get) and a
- * memo only where its stamp is this evaluation's; the rest zeroed. */
+/* W's arrays, in two blocks (one malloc and one calloc per walk, not
+ * ten): uninitialised, the abstract values (ENV, MEMO), since a value is
+ * read only where it is defined on the path (DEF, get) and a memo only
+ * where its stamp is this evaluation's, op_eval's entries (an entry per
+ * value run at most, each written when made) and the runs (runs); zeroed,
+ * the rest by value id, and absint_canon's classes (made here) and
+ * table. The trail is made at the
+ * size it comes to, four entries a value (xdp_lb's walks reached 1,024
+ * entries of 265 to 336 values; each doubling from 64 copied it). */
 static void by_value(struct walk *w)
 {
-	size_t n = w->p->nvalues ? w->p->nvalues : 1;
-	uint32_t *ids;
+	const struct ssa_prog *p = w->p;
+	size_t n = p->nvalues ? p->nvalues : 1, total = 0, slots = absint_canon_slots(n);
+	uint32_t *ids, b;
+	char *at;
 
-	w->env = malloc(sizeof(*w->env) * 2 * n);
-	ids = calloc(n, 6 * sizeof(*ids) + 2);
-	if (!w->env || !ids)
+	for (b = 0; b < p->nblocks; b++)
+		total += p->blocks[b]->ninsns;
+	at = malloc(sizeof(*w->env) * 2 * n + sizeof(*w->ops) * (total + 1) +
+		    sizeof(*w->run) * (total + 1) +
+		    sizeof(*w->run_at) * (2 * (p->nblocks + 1) + total));
+	ids = calloc(1, sizeof(*ids) * (7 * n + slots) + 2 * n);
+	if (!at || !ids)
 		abort();
+	w->env = (struct absint_val *)(void *)at;
 	w->memo = w->env + n;
+	w->ops = (struct op_memo *)(void *)(w->memo + n);
+	w->capops = total + 1;
+	w->run = (const struct ssa_insn **)(void *)(w->ops + total + 1);
+	w->run_at = (uint32_t *)(void *)(w->run + total + 1);
+	w->run_tail = w->run_at + p->nblocks + 1;
+	w->run_gap = w->run_tail + p->nblocks + 1;
 	w->alias = ids;
 	w->phi_arg = ids + n;
 	w->holder = ids + 2 * n;
 	w->shl_of = ids + 3 * n;
 	w->stamp = ids + 4 * n;
 	w->op_slot = ids + 5 * n;
-	w->def = (uint8_t *)(ids + 6 * n);
+	absint_canon(p, ids + 6 * n, ids + 7 * n);
+	w->canon = ids + 6 * n;
+	w->def = (uint8_t *)(ids + 7 * n + slots);
 	w->shl_by = w->def + n;
+	w->trail = grow(w->trail, &w->captrail, 4 * n, sizeof(*w->trail));
 }
 
 void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
@@ -1032,8 +1040,7 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	}
 	by_value(&w);
 	w.flat = !p->o || p->bare;
-	w.canon = absint_canon(p);
-	if (!w.canon || !absint_shifted(p, w.shl_of, w.shl_by))
+	if (!absint_shifted(p, w.shl_of, w.shl_by))
 		abort();
 	consts_everywhere(&w);
 	runs(&w);
@@ -1055,11 +1062,7 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	}
 	free(w.env);
 	free(w.alias);
-	free((void *)w.canon);
 	free(w.cells);
-	free(w.run);
-	free(w.run_at);
-	free(w.ops);
 	free(w.trail);
 	free(w.stack);
 }

@@ -150,18 +150,16 @@ static size_t table_slots(uint32_t n)
 	return size;
 }
 
-uint32_t *absint_canon(const struct ssa_prog *p)
+size_t absint_canon_slots(size_t nvalues)
 {
-	uint32_t n = p->nvalues ? p->nvalues : 1, *canon, *tab, id;
-	size_t size = table_slots(n), mask = size - 1;
+	return table_slots((uint32_t)nvalues);
+}
 
-	canon = calloc(n, sizeof(*canon));
-	tab = calloc(size, sizeof(*tab));
-	if (!canon || !tab) {
-		free(canon);
-		free(tab);
-		return NULL;
-	}
+void absint_canon(const struct ssa_prog *p, uint32_t *canon, uint32_t *tab)
+{
+	uint32_t n = p->nvalues ? p->nvalues : 1, id;
+	size_t mask = table_slots(n) - 1;
+
 	for (id = 1; id < p->nvalues; id++) {
 		const struct ssa_insn *v = p->values[id];
 		size_t i;
@@ -175,8 +173,6 @@ uint32_t *absint_canon(const struct ssa_prog *p)
 			tab[i] = id;
 		canon[id] = tab[i];
 	}
-	free(tab);
-	return canon;
 }
 
 /* X with register moves skipped (mov32 too: only used under masks that
@@ -258,9 +254,14 @@ bool absint_shifted(const struct ssa_prog *p, uint32_t *of, uint8_t *by)
 	uint64_t m;
 	unsigned k;
 
-	/* most programs have none: then no table of masks */
-	for (first = 1; first < n && !shl_and(p, p->values[first], &x, &m, &k); first++)
-		;
+	/* most programs have none: then no table of masks (an AND first:
+	 * the test shl_and starts with, here without a call per value) */
+	for (first = 1; first < n; first++) {
+		const struct ssa_insn *v = p->values[first];
+
+		if (v && v->kind == SSA_ALU && v->op == ISA_AND && shl_and(p, v, &x, &m, &k))
+			break;
+	}
 	if (first >= n)
 		return true;
 	tab = calloc(size, sizeof(*tab));

@@ -303,10 +303,12 @@ uint32_t absint_select_now(struct walk *w, uint32_t id);
 uint32_t absint_resolve(struct walk *w, uint32_t id);
 /* V is a mask / truncation / byte swap of a value: record it as bytes of it. */
 void absint_masks(struct walk *w, const struct ssa_insn *v, const struct absint_val *val);
-/* By value id, the first value that computes the same value in every run
- * (absint_path.c: same operation of the same operands), 0 for a value
- * that has no such class; NULL when out of memory. */
-uint32_t *absint_canon(const struct ssa_prog *p);
+/* Into CANON (zeroed, one per value), by value id, the first value that
+ * computes the same value in every run (absint_path.c: same operation of
+ * the same operands), 0 for a value that has no such class; TAB is
+ * scratch, absint_canon_slots(nvalues) zeroed entries. */
+size_t absint_canon_slots(size_t nvalues);
+void absint_canon(const struct ssa_prog *p, uint32_t *canon, uint32_t *tab);
 /* By value id: V = (X << K) & C whose (X & (C >> K)) is value OF[V]
  * (K = BY[V]: V is that value shifted, `(b << 2) & 60` of `b & 15`: an
  * IPv4 header length checked, then used), else OF[V] 0; false when out
