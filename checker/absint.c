@@ -760,13 +760,16 @@ static bool spend(struct walk *w, uint64_t n)
  * if each were evaluated. */
 static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 {
-	uint32_t i;
+	/* in locals: the body's byte stores (def) may alias W's fields */
+	const struct ssa_insn *const *run = w->run;
+	const uint32_t *gap = w->run_gap;
+	uint32_t i, end = w->run_at[b + 1];
 
-	for (i = w->run_at[b]; i < w->run_at[b + 1]; i++) {
-		const struct ssa_insn *v = w->run[i];
+	for (i = w->run_at[b]; i < end; i++) {
+		const struct ssa_insn *v = run[i];
 		struct absint_val c;
 
-		if (!spend(w, w->run_gap[i] + 1))
+		if (!spend(w, gap[i] + 1))
 			return false;
 		if (v->kind == SSA_PHI) {
 			if (edge >= v->nargs) {

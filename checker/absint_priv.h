@@ -191,15 +191,20 @@ static inline void set(struct walk *w, uint32_t id, const struct absint_val *v)
 static inline void undo_to(struct walk *w, size_t mark)
 {
 	/* the marks are below both bits; definitions (DEF_BIT) first, the
-	 * most of the trail */
-	while (w->ntrail > mark) {
-		uint32_t id = w->trail[--w->ntrail].id;
+	 * most of the trail. In locals: the byte stores to def may alias any
+	 * field of W, which the loop would read again after each. */
+	const struct undo *t = w->trail;
+	uint8_t *def = w->def;
+	size_t n = w->ntrail;
+
+	while (n > mark) {
+		uint32_t id = t[--n].id;
 
 		if (id & DEF_BIT) {
 			if (id & ALIAS_BIT)
 				w->holder[id & ~HOLD_BITS] = 0;
 			else
-				w->def[id & ~DEF_BIT] = 0;
+				def[id & ~DEF_BIT] = 0;
 		} else if (id & ALIAS_BIT) {
 			w->alias[id & ~ALIAS_BIT] = 0;
 		} else if (id == CELL_MARK) {
@@ -212,9 +217,10 @@ static inline void undo_to(struct walk *w, size_t mark)
 		} else if (id == PKTW_MARK) {
 			w->npktw--;
 		} else {
-			w->env[id] = w->trail[w->ntrail].old;
+			w->env[id] = t[n].old;
 		}
 	}
+	w->ntrail = n;
 }
 
 /* The cells of one kind (or of memory: C_LOAD, C_WRITE, C_MSUM) among
