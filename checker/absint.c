@@ -797,7 +797,7 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 			if (absint_contains(&c, 0)) {
 				c = absint_reeval_top(w, v->args[0]);
 				if (absint_contains(&c, 0)) {
-					size_t mark = w->ntrail;
+					struct mark mark = mark_now(w);
 					bool ok;
 
 					if (absint_infeasible(w))
@@ -873,7 +873,7 @@ static void at_end(struct walk *w, uint32_t b)
 		w->o->at_exit(w->o->arg, blk, &r0);
 }
 
-static void push(struct walk *w, uint32_t b, size_t mark)
+static void push(struct walk *w, uint32_t b, struct mark mark)
 {
 	struct frame *f;
 
@@ -893,7 +893,7 @@ static void step(struct walk *w, struct frame *fr, unsigned j)
 {
 	const struct ssa_block *blk = w->p->blocks[fr->b];
 	uint32_t f = fr->b, to = blk->succ[j];
-	size_t mark = w->ntrail;
+	struct mark mark = mark_now(w);
 
 	if (blk->term == SSA_TERM_BRANCH) {
 		if (j == 0)
@@ -935,7 +935,7 @@ static void consts_everywhere(struct walk *w)
 		if (v->kind != SSA_CONST)
 			continue;
 		w->env[id] = absint_const((uint64_t)v->imm);
-		w->def[id] = 1;
+		w->def[id] = true;
 		k = w->canon[id];
 		if (!k)
 			continue;
@@ -976,7 +976,8 @@ static void runs(struct walk *w)
  * ten): uninitialised, the abstract values (ENV, MEMO), since a value is
  * read only where it is defined on the path (DEF, get) and a memo only
  * where its stamp is this evaluation's, op_eval's entries (an entry per
- * value run at most, each written when made) and the runs (runs); zeroed,
+ * value run at most, each written when made), the runs (runs) and the
+ * definitions on the path (a value is defined once on it); zeroed,
  * the rest by value id, and absint_canon's classes (made here) and
  * table. The trail is made at the
  * size it comes to, four entries a value (xdp_lb's walks reached 1,024
@@ -992,7 +993,7 @@ static void by_value(struct walk *w)
 		total += p->blocks[b]->ninsns;
 	at = malloc(sizeof(*w->env) * 2 * n + sizeof(*w->ops) * (total + 1) +
 		    sizeof(*w->run) * (total + 1) +
-		    sizeof(*w->run_at) * (2 * (p->nblocks + 1) + total));
+		    sizeof(*w->run_at) * (2 * (p->nblocks + 1) + total) + sizeof(*w->defs) * n);
 	ids = calloc(1, sizeof(*ids) * (7 * n + slots) + 2 * n);
 	if (!at || !ids)
 		abort();
@@ -1004,6 +1005,7 @@ static void by_value(struct walk *w)
 	w->run_at = (uint32_t *)(void *)(w->run + total + 1);
 	w->run_tail = w->run_at + p->nblocks + 1;
 	w->run_gap = w->run_tail + p->nblocks + 1;
+	w->defs = w->run_gap + total;
 	w->alias = ids;
 	w->phi_arg = ids + n;
 	w->holder = ids + 2 * n;
@@ -1012,8 +1014,8 @@ static void by_value(struct walk *w)
 	w->op_slot = ids + 5 * n;
 	absint_canon(p, ids + 6 * n, ids + 7 * n);
 	w->canon = ids + 6 * n;
-	w->def = (uint8_t *)(ids + 7 * n + slots);
-	w->shl_by = w->def + n;
+	w->def = (bool *)(ids + 7 * n + slots);
+	w->shl_by = (uint8_t *)(w->def + n);
 	w->trail = grow(w->trail, &w->captrail, 4 * n, sizeof(*w->trail));
 }
 
@@ -1050,7 +1052,7 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	if (run_block(&w, 0, 0)) {
 		at_end(&w, 0);
 		if (!w.stop && p->blocks[0]->nsucc)
-			push(&w, 0, 0);
+			push(&w, 0, (struct mark){ 0, 0 });
 	}
 	while (w.nstack && !w.stop) {
 		struct frame *f = &w.stack[w.nstack - 1];

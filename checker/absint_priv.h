@@ -9,7 +9,7 @@
 
 #include <stdlib.h>
 
-#define DEF_BIT   0x80000000u    /* trail entry: ID was defined here */
+#define DEF_BIT   0x80000000u    /* trail entry, with ALIAS_BIT: HOLD_BITS */
 #define ALIAS_BIT 0x40000000u    /* trail entry: ID became an alias here */
 #define CELL_MARK 0x3fffffffu    /* trail entry: a cell was pushed */
 #define CALL_MARK 0x3ffffffeu    /* trail entry: a call was made */
@@ -99,10 +99,16 @@ struct cmp_pre {
 	bool one;                 /* A and B are one value */
 };
 
+/* Where the walk's undoable state stood (mark_now): the trail's length
+ * and the definitions'. */
+struct mark {
+	size_t trail, defs;
+};
+
 struct frame {
 	uint32_t b;
 	uint32_t next;            /* successor to try next */
-	size_t mark;              /* trail length before entering b */
+	struct mark mark;         /* before entering b */
 	struct cmp_pre pre;       /* a BRANCH's comparison, found at edge 0 */
 };
 
@@ -111,7 +117,8 @@ struct walk {
 	const struct absint_opts *o;
 	struct absint_result *r;
 	struct absint_val *env;   /* by value id */
-	uint8_t *def;             /* by value id: evaluated on this path */
+	bool *def;                /* by value id: evaluated on this path (a bool:
+	                           * a byte's stores may alias any field) */
 	uint32_t *phi_arg;        /* by phi id: its operand on this path */
 	struct absint_val *memo;  /* by value id: re-evaluated (stamp) */
 	uint32_t *stamp, now;
@@ -141,6 +148,10 @@ struct walk {
 	size_t ncells, capcells;
 	struct undo *trail;
 	size_t ntrail, captrail;
+	/* the values defined on the path, in order (define): at most one
+	 * entry a value, undone by clearing def, apart from the trail */
+	uint32_t *defs;
+	size_t ndefs;
 	struct frame *stack;
 	size_t nstack, capstack;
 	uint32_t ncalls;          /* calls and tail calls on this path */
@@ -173,8 +184,12 @@ static inline uint32_t find(const struct walk *w, uint32_t id)
 
 static inline void trail_push(struct walk *w, uint32_t id)
 {
-	w->trail = grow(w->trail, &w->captrail, w->ntrail + 1, sizeof(*w->trail));
-	w->trail[w->ntrail++].id = id;
+	size_t n = w->ntrail;
+
+	if (n == w->captrail)     /* made at its usual size (absint.c by_value) */
+		w->trail = grow(w->trail, &w->captrail, n + 1, sizeof(*w->trail));
+	w->trail[n].id = id;
+	w->ntrail = n + 1;
 }
 
 /* Replace the value of ID (defined earlier on the path) by V, undoably. */
@@ -188,23 +203,31 @@ static inline void set(struct walk *w, uint32_t id, const struct absint_val *v)
 	w->env[id] = *v;
 }
 
-static inline void undo_to(struct walk *w, size_t mark)
+static inline struct mark mark_now(const struct walk *w)
 {
-	/* the marks are below both bits; definitions (DEF_BIT) first, the
-	 * most of the trail. In locals: the byte stores to def may alias any
-	 * field of W, which the loop would read again after each. */
-	const struct undo *t = w->trail;
-	uint8_t *def = w->def;
-	size_t n = w->ntrail;
+	return (struct mark){ w->ntrail, w->ndefs };
+}
 
-	while (n > mark) {
+/* Back to MARK: the definitions since undone (def cleared: what the trail
+ * undoes does not read it, nor the order of the two) and the trail. */
+static inline void undo_to(struct walk *w, struct mark mark)
+{
+	/* the marks are below both bits. In locals: the loop's stores may
+	 * alias fields of W, which it would read again after each. */
+	const struct undo *t = w->trail;
+	const uint32_t *d = w->defs;
+	bool *def = w->def;
+	size_t n = w->ndefs;
+
+	while (n > mark.defs)
+		def[d[--n]] = false;
+	w->ndefs = n;
+	n = w->ntrail;
+	while (n > mark.trail) {
 		uint32_t id = t[--n].id;
 
-		if (id & DEF_BIT) {
-			if (id & ALIAS_BIT)
-				w->holder[id & ~HOLD_BITS] = 0;
-			else
-				def[id & ~DEF_BIT] = 0;
+		if ((id & HOLD_BITS) == HOLD_BITS) {
+			w->holder[id & ~HOLD_BITS] = 0;
 		} else if (id & ALIAS_BIT) {
 			w->alias[id & ~ALIAS_BIT] = 0;
 		} else if (id == CELL_MARK) {
@@ -280,8 +303,8 @@ static inline void define(struct walk *w, uint32_t id, const struct absint_val *
 	w->env[id] = *v;
 	if (id == 0 || w->def[id])
 		return;
-	w->def[id] = 1;
-	trail_push(w, id | DEF_BIT);
+	w->def[id] = true;
+	w->defs[w->ndefs++] = id;
 }
 
 static inline bool same_val(const struct absint_val *a, const struct absint_val *b)

@@ -295,7 +295,7 @@ bool absint_split_proves(struct walk *w, uint32_t cond, unsigned depth)
 
 		for (v = xv.umin; all; v++) {
 			if ((v & ~xv.tm) == xv.tv) {
-				size_t mark = w->ntrail;
+				struct mark mark = mark_now(w);
 
 				/* a boolean's case that does not hold alone may
 				 * with another value's cases (DEPTH) */
