@@ -88,16 +88,21 @@ static bool classed(const struct ssa_prog *p, const struct ssa_insn *v)
 {
 	uint32_t i;
 
+	/* the kind first: a phi's or a call's operands are not looked at */
+	if (v->kind == SSA_ADDR) {
+		if (!(p->o && !p->bare && (v->ref->kind == INSN_REF_MAP ||
+					   v->ref->kind == INSN_REF_MAP_VALUE ||
+					   v->ref->kind == INSN_REF_GLOBAL)))
+			return false;
+	} else if (!((v->kind == SSA_CONST || v->kind == SSA_ALU || v->kind == SSA_UNARY ||
+		      v->kind == SSA_EXTRACT || v->kind == SSA_INSERT ||
+		      v->kind == SSA_SELECT || v->kind == SSA_CMP) && v->nargs <= 4)) {
+		return false;
+	}
 	for (i = 0; i < v->nargs; i++)
 		if (v->args[i] == 0)      /* UNDEF: no one value */
 			return false;
-	if (v->kind == SSA_ADDR)
-		return p->o && !p->bare && (v->ref->kind == INSN_REF_MAP ||
-					     v->ref->kind == INSN_REF_MAP_VALUE ||
-					     v->ref->kind == INSN_REF_GLOBAL);
-	return (v->kind == SSA_CONST || v->kind == SSA_ALU || v->kind == SSA_UNARY ||
-		v->kind == SSA_EXTRACT || v->kind == SSA_INSERT || v->kind == SSA_SELECT ||
-		v->kind == SSA_CMP) && v->nargs <= 4;
+	return true;
 }
 
 static uint32_t arg_class(const uint32_t *canon, const struct ssa_insn *v, uint32_t i)
@@ -289,19 +294,9 @@ bool absint_shifted(const struct ssa_prog *p, uint32_t *of, uint8_t *by)
 	return true;
 }
 
-void absint_hold(struct walk *w, const struct ssa_insn *v, const struct absint_val *val)
+void absint_hold_alias(struct walk *w, uint32_t id, uint32_t h, const struct absint_val *val)
 {
-	uint32_t k = w->canon ? w->canon[v->id] : 0, h;
-
-	if (!k)
-		return;
-	h = w->holder[k];
-	if (h && w->def[h]) {
-		make_alias(w, v->id, h, val);
-		return;
-	}
-	w->holder[k] = v->id;
-	trail_push(w, k | HOLD_BITS);
+	make_alias(w, id, h, val);
 }
 
 /* A load's address as root + off: 64-bit additions and subtractions of a

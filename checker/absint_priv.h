@@ -346,8 +346,26 @@ bool absint_shifted(const struct ssa_prog *p, uint32_t *of, uint8_t *by);
 /* V (just defined, value VAL) is the same value as REP on this path. */
 void absint_alias(struct walk *w, uint32_t id, uint32_t rep, const struct absint_val *val);
 /* V just defined (VAL): an alias of the value of its class already
- * defined on this path, else that value from now on. */
-void absint_hold(struct walk *w, const struct ssa_insn *v, const struct absint_val *val);
+ * defined on this path, else that value from now on. Inline: most
+ * values are the first of their class on the path; absint_hold_alias
+ * makes ID an alias of H (defined, of its class). */
+void absint_hold_alias(struct walk *w, uint32_t id, uint32_t h, const struct absint_val *val);
+
+static inline void absint_hold(struct walk *w, const struct ssa_insn *v,
+			       const struct absint_val *val)
+{
+	uint32_t k = w->canon ? w->canon[v->id] : 0, h;
+
+	if (!k)
+		return;
+	h = w->holder[k];
+	if (h && w->def[h]) {
+		absint_hold_alias(w, v->id, h, val);
+		return;
+	}
+	w->holder[k] = v->id;
+	trail_push(w, k | HOLD_BITS);
+}
 /* Push C on the path's cells (undone when the walk backs out). */
 void absint_cell_push(struct walk *w, const struct cell *c);
 /* What the path's facts say of `A op B`: 1 true, 0 false, -1 nothing. */
