@@ -828,13 +828,14 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 			    v->kind == SSA_EXTRACT ? absint_slot_part(w, v) : 0;
 			if (k)
 				absint_alias(w, v->id, k, &c);
-			if (v->kind == SSA_ALU)
-				absint_rem_fact(w, v);
+			if (v->kind == SSA_ALU && (v->op == ISA_MOD || v->op == ISA_SUB))
+				absint_rem_fact(w, v);    /* what it looks at */
 			absint_hold(w, v, &c);
 			if (v->kind == SSA_SELECT)
 				select_alias(w, v, &c);
-			if (v->kind == SSA_ALU || v->kind == SSA_UNARY)
-				absint_masks(w, v, &c);
+			if ((v->kind == SSA_ALU && (v->op == ISA_MOV || v->op == ISA_AND)) ||
+			    (v->kind == SSA_UNARY && v->op == ISA_LE))
+				absint_masks(w, v, &c);   /* the ops it looks at */
 			if (v->kind == SSA_STORE || v->kind == SSA_ATOMIC || v->kind == SSA_CALL ||
 			    v->kind == SSA_TAILRET)
 				absint_write_barrier(w, v);

@@ -266,13 +266,22 @@ static uint64_t alu_c(unsigned op, unsigned w, uint64_t d, uint64_t s)
 
 /* ---- 64-bit transfer functions ------------------------------------------ */
 
-static struct absint_val trunc_to(const struct absint_val *a, unsigned bits)
+static struct absint_val trunc_wraps(const struct absint_val *a, unsigned bits);
+
+/* inline: most values a 32-bit comparison or op meets fit already */
+static inline struct absint_val trunc_to(const struct absint_val *a, unsigned bits)
+{
+	if (bits >= 64 || a->umax <= mask_of(bits))
+		return *a;
+	return trunc_wraps(a, bits);
+}
+
+/* trunc_to of A that does not fit in BITS (< 64) */
+static struct absint_val trunc_wraps(const struct absint_val *a, unsigned bits)
 {
 	uint64_t m = mask_of(bits);
 	struct absint_val r;
 
-	if (bits >= 64 || a->umax <= m)
-		return *a;
 	r = absint_width(bits, false);
 	if ((a->umin >> bits) == (a->umax >> bits)) {      /* no wrap inside */
 		r.umin = a->umin & m;
