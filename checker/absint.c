@@ -285,6 +285,13 @@ static void cmp_before(struct walk *w, unsigned op, bool is64, uint32_t a, uint3
 	pre->steps = w->r->steps - steps;
 }
 
+/* absint_lookup_refined of ID, which looks at calls only (an array
+ * map's lookup) */
+static bool lookup_refined(struct walk *w, uint32_t id)
+{
+	return w->p->values[id]->kind != SSA_CALL || absint_lookup_refined(w, id);
+}
+
 /* Restrict A and B to `A op B` (or its negation), and what they are
  * computed from, PRE what it is before; false: infeasible. */
 static bool refine_pre(struct walk *w, unsigned op, bool is64, bool taken, uint32_t a,
@@ -311,8 +318,7 @@ static bool refine_pre(struct walk *w, unsigned op, bool is64, bool taken, uint3
 	if (!one)
 		set(w, b, &y);
 	return back(w, find(w, a), BACK_DEPTH) && (one || back(w, find(w, b), BACK_DEPTH)) &&
-	       absint_lookup_refined(w, find(w, a)) &&
-	       (one || absint_lookup_refined(w, find(w, b)));
+	       lookup_refined(w, find(w, a)) && (one || lookup_refined(w, find(w, b)));
 }
 
 static bool refine_cmp(struct walk *w, unsigned op, bool is64, bool taken, uint32_t a,

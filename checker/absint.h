@@ -83,8 +83,16 @@ struct absint_val absint_extract(const struct absint_val *a, unsigned byte, unsi
 struct absint_val absint_insert(const struct absint_val *a, const struct absint_val *b,
 				unsigned byte, unsigned size);
 /* Jump condition A op B (JEQ .. JSLE, JSET; 64 bits or the low 32):
- * 1 always true, 0 always false, -1 either. */
-int absint_cond(unsigned op, bool is64, const struct absint_val *a, const struct absint_val *b);
+ * 1 always true, 0 always false, -1 either. (Inline: the walk asks it of
+ * most comparisons it meets, 64-bit ones the most.) */
+int absint_cond64(unsigned op, const struct absint_val *a, const struct absint_val *b);
+int absint_cond32(unsigned op, const struct absint_val *a, const struct absint_val *b);
+
+static inline int absint_cond(unsigned op, bool is64, const struct absint_val *a,
+			      const struct absint_val *b)
+{
+	return is64 ? absint_cond64(op, a, b) : absint_cond32(op, a, b);
+}
 /* Restrict A and B to the pairs where `A op B` is TAKEN (true) or not;
  * false: no pair is left. */
 bool absint_refine(unsigned op, bool is64, bool taken, struct absint_val *a,

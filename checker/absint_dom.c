@@ -641,7 +641,7 @@ static bool disjoint(const struct absint_val *a, const struct absint_val *b)
 	       b->smax < a->smin || ((a->tv ^ b->tv) & ~a->tm & ~b->tm);
 }
 
-static int cond64(unsigned op, const struct absint_val *a, const struct absint_val *b)
+int absint_cond64(unsigned op, const struct absint_val *a, const struct absint_val *b)
 {
 	uint64_t ca, cb;
 
@@ -651,18 +651,18 @@ static int cond64(unsigned op, const struct absint_val *a, const struct absint_v
 			return 1;
 		return disjoint(a, b) ? 0 : -1;
 	case ISA_JNE: {
-		int c = cond64(ISA_JEQ, a, b);
+		int c = absint_cond64(ISA_JEQ, a, b);
 
 		return c < 0 ? -1 : !c;
 	}
 	case ISA_JGT: return a->umin > b->umax ? 1 : a->umax <= b->umin ? 0 : -1;
 	case ISA_JGE: return a->umin >= b->umax ? 1 : a->umax < b->umin ? 0 : -1;
-	case ISA_JLT: return cond64(ISA_JGT, b, a);
-	case ISA_JLE: return cond64(ISA_JGE, b, a);
+	case ISA_JLT: return absint_cond64(ISA_JGT, b, a);
+	case ISA_JLE: return absint_cond64(ISA_JGE, b, a);
 	case ISA_JSGT: return a->smin > b->smax ? 1 : a->smax <= b->smin ? 0 : -1;
 	case ISA_JSGE: return a->smin >= b->smax ? 1 : a->smax < b->smin ? 0 : -1;
-	case ISA_JSLT: return cond64(ISA_JSGT, b, a);
-	case ISA_JSLE: return cond64(ISA_JSGE, b, a);
+	case ISA_JSLT: return absint_cond64(ISA_JSGT, b, a);
+	case ISA_JSLE: return absint_cond64(ISA_JSGE, b, a);
 	case ISA_JSET:
 		if (a->tv & b->tv)
 			return 1;
@@ -683,15 +683,11 @@ static struct absint_val view32(unsigned op, const struct absint_val *a)
 	return is_signed(op) ? sext_to(a, 32) : trunc_to(a, 32);
 }
 
-int absint_cond(unsigned op, bool is64, const struct absint_val *a, const struct absint_val *b)
+int absint_cond32(unsigned op, const struct absint_val *a, const struct absint_val *b)
 {
-	struct absint_val x, y;
+	struct absint_val x = view32(op, a), y = view32(op, b);
 
-	if (is64)
-		return cond64(op, a, b);
-	x = view32(op, a);
-	y = view32(op, b);
-	return cond64(op, &x, &y);
+	return absint_cond64(op, &x, &y);
 }
 
 static unsigned negate(unsigned op)
@@ -786,7 +782,7 @@ static bool refine64(unsigned op, bool set, struct absint_val *a, struct absint_
 	case ISA_JSLT: return refine64(ISA_JSGT, set, b, a);
 	case ISA_JSLE: return refine64(ISA_JSGE, set, b, a);
 	case ISA_JSET:
-		if (cond64(ISA_JSET, a, b) == (set ? 0 : 1))
+		if (absint_cond64(ISA_JSET, a, b) == (set ? 0 : 1))
 			return false;
 		if (absint_is_const(b, &c) && !jset_const(a, c, set))
 			return false;
@@ -818,10 +814,10 @@ bool absint_refine(unsigned op, bool is64, bool taken, struct absint_val *a,
 	bool set = op != ISA_JSET || taken;
 
 	if (is64)
-		return cond64(op, a, b) != (taken ? 0 : 1) && refine64(o, set, a, b);
+		return absint_cond64(op, a, b) != (taken ? 0 : 1) && refine64(o, set, a, b);
 	x = view32(op, a);        /* absint_cond's views, made once */
 	y = view32(op, b);
-	if (cond64(op, &x, &y) == (taken ? 0 : 1) || !refine64(o, set, &x, &y))
+	if (absint_cond64(op, &x, &y) == (taken ? 0 : 1) || !refine64(o, set, &x, &y))
 		return false;
 	return back32(a, &x, op) && back32(b, &y, op);
 }
