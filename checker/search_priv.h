@@ -167,6 +167,9 @@ struct search {
 	 * search; bound_only is this and nothing else in the monitor): a run
 	 * that exits within it fails nothing, so search_try replays none */
 	bool bound_sole;
+	/* minimise: the last run is of its candidate as it is now, which
+	 * failed the assert (pr holds that run: its calls, sr->tried) */
+	bool ran_cd;
 	/* the candidate an expansion derives its candidates from
 	 * (search_delta_begin): where it differs from its background, so
 	 * that a candidate that differs from it in a few bytes is encoded by
