@@ -756,7 +756,7 @@ static void minimise(struct search *sr, struct cand *cd, unsigned site, struct p
 
 static void seeds(struct search *sr, const struct hint *base)
 {
-	struct cand *t = calloc(1, sizeof(*t));
+	struct cand *t = malloc(sizeof(*t));   /* a copy of a background before use */
 	unsigned salt, i, k;
 
 	if (!t)
@@ -853,7 +853,7 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 	sr->nseen = table_size(budget, 4096);
 	sr->ncov = table_size(2 * slots, 8192);             /* two sides of each branch */
 	sr->nflips = table_size(2 * S_FLIPS * slots, 4096);
-	sr->q = calloc(sr->qcap, sizeof(*sr->q));
+	sr->q = malloc(sr->qcap * sizeof(*sr->q));          /* each set when queued */
 	sr->qa = arena_new();
 	sr->hints = calloc(64, sizeof(*sr->hints));
 	sr->seen = calloc(sr->nseen + sr->ncov + sr->nflips, sizeof(uint64_t));
