@@ -24,24 +24,71 @@ static unsigned table_size(uint64_t keys, unsigned max)
 	return n;
 }
 
-bool search_set_add(uint64_t *t, unsigned n, uint64_t key)
+/* S as CAP (table_size) slots at most, few at first */
+static void set_init(struct search_set *s, unsigned cap)
 {
-	unsigned i = (unsigned)search_mix(key) & (n - 1), k;
-
-	for (k = 0; k < n; k++, i = (i + 1) & (n - 1)) {
-		if (t[i] == key + 1)
-			return false;
-		if (!t[i]) {
-			t[i] = key + 1;
-			return true;
-		}
-	}
-	return false;                  /* full: treat as seen */
+	s->cap = cap;
+	s->n = cap < 128 ? cap : 128;
+	s->used = 0;
+	s->t = calloc(s->n, sizeof(*s->t));
+	if (!s->t)
+		abort();
 }
 
-static bool set_has(const uint64_t *t, unsigned n, uint64_t key)
+/* KEY + 1 into the free slot of its probe sequence in T of N slots */
+static void set_put(uint64_t *t, unsigned n, uint64_t stored)
 {
-	unsigned i = (unsigned)search_mix(key) & (n - 1), k;
+	unsigned i = (unsigned)search_mix(stored - 1) & (n - 1);
+
+	while (t[i])
+		i = (i + 1) & (n - 1);
+	t[i] = stored;
+}
+
+/* S, half full and below its CAP slots, grown (rehashed into 4 times
+ * the slots, at most CAP), then KEY (not in S) added: out of line, so
+ * that search_set_add, which runs for every branch of every run and
+ * mostly finds its key, saves no registers for it */
+__attribute__((noinline))
+static bool set_grow_add(struct search_set *s, uint64_t key)
+{
+	unsigned n = 4 * s->n < s->cap ? 4 * s->n : s->cap, i;
+	uint64_t *t = calloc(n, sizeof(*t));
+
+	if (!t)
+		abort();
+	for (i = 0; i < s->n; i++)
+		if (s->t[i])
+			set_put(t, n, s->t[i]);
+	free(s->t);
+	s->t = t;
+	s->n = n;
+	set_put(t, n, key + 1);
+	s->used++;
+	return true;
+}
+
+bool search_set_add(struct search_set *s, uint64_t key)
+{
+	unsigned n = s->n, i = (unsigned)search_mix(key) & (n - 1), k;
+	uint64_t *t = s->t;
+
+	for (k = 0; k < n && t[i]; k++, i = (i + 1) & (n - 1))
+		if (t[i] == key + 1)
+			return false;
+	if (k == n)
+		return false;          /* full (N is CAP): treat as seen */
+	if (2 * s->used >= n && n < s->cap)
+		return set_grow_add(s, key);
+	t[i] = key + 1;
+	s->used++;
+	return true;
+}
+
+static bool set_has(const struct search_set *s, uint64_t key)
+{
+	unsigned n = s->n, i = (unsigned)search_mix(key) & (n - 1), k;
+	const uint64_t *t = s->t;
 
 	for (k = 0; k < n && t[i]; k++, i = (i + 1) & (n - 1))
 		if (t[i] == key + 1)
@@ -476,7 +523,7 @@ static bool flip_turn(struct search *sr, const struct cmp *c)
 	unsigned k;
 
 	for (k = 0; k < S_FLIPS; k++)
-		if (search_set_add(sr->flips, sr->nflips,
+		if (search_set_add(&sr->flips,
 			    edge_key(c->sec, c->slot, !c->taken) * S_FLIPS + k))
 			return true;
 	return false;
@@ -543,7 +590,7 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 	memcpy(t, cd, sizeof(*t));
 	for (i = 0; i < pr->ncmps; i++)
 		if (!pr->pending || i + 1 < pr->ncmps)
-			fresh |= search_set_add(sr->cov, sr->ncov,
+			fresh |= search_set_add(&sr->cov,
 					 edge_key(pr->cmps[i].sec, pr->cmps[i].slot, pr->cmps[i].taken));
 	/* the other choice of each call not decided yet */
 	for (k = cd->fixed; k < pr->calls.len && k < S_CALLS; k++) {
@@ -569,7 +616,7 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 
 		if (pr->pending && i + 1 == pr->ncmps)
 			break;
-		if (!set_has(sr->cov, sr->ncov, edge_key(c->sec, c->slot, !c->taken)) &&
+		if (!set_has(&sr->cov, edge_key(c->sec, c->slot, !c->taken)) &&
 		    flip_turn(sr, c))
 			flip(sr, cd, pr, c, t);
 		else if (longer && !flip_len(sr, cd, pr, c, t))
@@ -850,17 +897,14 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 		sr->gspans[i].n = search_glob_span(l->o, i, &sr->gspans[i].off);
 	search_probe_init(sr, pr);
 	sr->qcap = budget < S_QUEUE ? budget + 1 : S_QUEUE;
-	sr->nseen = table_size(budget, 4096);
-	sr->ncov = table_size(2 * slots, 8192);             /* two sides of each branch */
-	sr->nflips = table_size(2 * S_FLIPS * slots, 4096);
+	set_init(&sr->seen, table_size(budget, 4096));
+	set_init(&sr->cov, table_size(2 * slots, 8192));    /* two sides of each branch */
+	set_init(&sr->flips, table_size(2 * S_FLIPS * slots, 4096));
 	sr->q = malloc(sr->qcap * sizeof(*sr->q));          /* each set when queued */
 	sr->qa = arena_new();
 	sr->hints = calloc(64, sizeof(*sr->hints));
-	sr->seen = calloc(sr->nseen + sr->ncov + sr->nflips, sizeof(uint64_t));
-	if (!sr->nslots || !sr->q || !sr->qa || !sr->hints || !sr->seen)
+	if (!sr->nslots || !sr->q || !sr->qa || !sr->hints)
 		abort();
-	sr->cov = sr->seen + sr->nseen;
-	sr->flips = sr->cov + sr->ncov;
 	/* a context of plain numbers (XDP, tc, socket programs): patterned too */
 	sr->plain_ctx = sr->has_pkt && l->o->funcs[c->func].prog_type != BPF_PROG_TYPE_XDP;
 	base->exactlen = -1;
@@ -896,7 +940,9 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 	*runs = sr->runs;
 	for (i = 0; i < sr->nhints; i++)
 		free(sr->hints[i]);
-	free(sr->seen);
+	free(sr->seen.t);
+	free(sr->cov.t);
+	free(sr->flips.t);
 	free(sr->gtries);
 	free(sr->q);
 	free(sr->hints);

@@ -29,6 +29,16 @@
 struct hint;
 struct qent;
 
+/* A set of 64-bit keys: open addressing (keys + 1) in T's N slots, N
+ * doubled (rehashed) when half full, up to CAP; a full table of CAP
+ * slots treats a new key as seen. Its keys are the first CAP distinct
+ * ones added, as in a table of CAP slots from the start (which cleared
+ * 8-64 KB a search for a few dozen keys). */
+struct search_set {
+	uint64_t *t;
+	unsigned n, cap, used;
+};
+
 struct cand {
 	uint32_t len;                  /* packet bytes */
 	uint32_t fixed;                /* calls below this have their option decided */
@@ -135,16 +145,13 @@ struct search {
 	                                * vectors (calls, regions) live in it until
 	                                * the next try (expand reads them) */
 	unsigned qhead, qlen;
-	/* open addressing (keys + 1), each sized for the most keys it can get
-	 * (at most the sizes it had when fixed: 4096, 8192, 4096) */
-	uint64_t *seen;                /* candidate hashes: at most budget */
-	unsigned nseen;
+	/* sets (struct search_set): each grows up to the most keys it can
+	 * get (at most the sizes it had when fixed: 4096, 8192, 4096) */
+	struct search_set seen;        /* candidate hashes: at most budget */
 	unsigned budget;               /* inputs run at most (search_run_budget) */
-	uint64_t *cov;                 /* branch (sec, slot, dir) keys */
-	unsigned ncov;
-	uint64_t *flips;               /* (branch, side wanted, parent no.) keys:
+	struct search_set cov;         /* branch (sec, slot, dir) keys */
+	struct search_set flips;       /* (branch, side wanted, parent no.) keys:
 	                                * at most S_FLIPS parents try each */
-	unsigned nflips;
 	struct hint **hints;           /* one per spec condition: what it sets */
 	unsigned nhints;
 	unsigned runs;
@@ -223,8 +230,8 @@ static inline uint64_t search_mix(uint64_t h)
 	h ^= h >> 33;
 	return h;
 }
-/* Insert KEY into the table T of N slots; false if it was there. */
-bool search_set_add(uint64_t *t, unsigned n, uint64_t key);
+/* Insert KEY into S; false if it was there (or S is full). */
+bool search_set_add(struct search_set *s, uint64_t key);
 
 /* search_queue.c: the queue (sr->q), each candidate kept as the runs of
  * bytes where it differs from a background; a candidate equal to one

@@ -167,7 +167,7 @@ static void enqueue(struct search *sr, const uint8_t *buf, size_t n, unsigned bg
 	h = (h ^ bg) * 0x100000001b3ull;
 	for (i = 0; i < n; i++)
 		h = (h ^ buf[i]) * 0x100000001b3ull;
-	if (!search_set_add(sr->seen, sr->nseen, search_mix(h)))
+	if (!search_set_add(&sr->seen, search_mix(h)))
 		return;
 	/* in the search's arena: at most the budget's entries are made (a
 	 * malloc and a free each were a third of an enqueue) */
