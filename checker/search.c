@@ -230,20 +230,17 @@ static void hint_stmts(struct search *sr, struct mon_stmt **st, unsigned n, cons
 	}
 }
 
-/* D[0..N) := V's bits where M has them, D's elsewhere; 8 bytes a step
- * (a byte a step was 10 instructions a byte: 20K an apply_hint) */
-static void blend(uint8_t *d, const uint8_t *v, const uint8_t *m, size_t n)
+/* D[0..N) := V's bits where M has them, D's elsewhere: 32 bytes a loop
+ * of a known count, vectorised (a byte a step was 10 instructions a
+ * byte: 20K an apply_hint; 8 bytes a step, 2.6K) */
+static void blend(uint8_t *restrict d, const uint8_t *restrict v, const uint8_t *restrict m,
+		  size_t n)
 {
-	uint64_t a, b, k;
-	size_t i;
+	size_t i, j;
 
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&a, d + i, 8);
-		memcpy(&b, v + i, 8);
-		memcpy(&k, m + i, 8);
-		a = (a & ~k) | (b & k);
-		memcpy(d + i, &a, 8);
-	}
+	for (i = 0; i + 32 <= n; i += 32)
+		for (j = 0; j < 32; j++)
+			d[i + j] = (uint8_t)((d[i + j] & ~m[i + j]) | (v[i + j] & m[i + j]));
 	for (; i < n; i++)
 		d[i] = (uint8_t)((d[i] & ~m[i]) | (v[i] & m[i]));
 }
@@ -808,7 +805,12 @@ static void seeds(struct search *sr, const struct hint *base)
 
 	if (!t)
 		abort();
-	for (i = 0; i < S_PKT; i++)
+	/* 64 bytes a loop (its count known: vectorised; 1,514 bytes a byte
+	 * a step were 7.5K instructions a search) */
+	for (k = 0; k + 64 <= S_PKT; k += 64)
+		for (i = 0; i < 64; i++)
+			sr->bg[1].pkt[k + i] = pattern(k + i, 0);
+	for (i = k; i < S_PKT; i++)
 		sr->bg[1].pkt[i] = pattern(i, 0);
 	for (k = 0; k < S_ENTS; k++)
 		for (i = 0; i < S_ENTSZ; i++)
