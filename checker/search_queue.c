@@ -160,12 +160,19 @@ void search_decode(const struct search *sr, const struct qent *e, struct cand *c
  * queued before. */
 static void enqueue(struct search *sr, const uint8_t *buf, size_t n, unsigned bg)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t h = 0xcbf29ce484222325ull, w;
 	struct qent *e;
 	size_t i;
 
-	h = (h ^ bg) * 0x100000001b3ull;
-	for (i = 0; i < n; i++)
+	/* the hash of (BG, N, BUF): 8 bytes a step (a byte a step was 14
+	 * instructions a byte of the encoding, half of an enqueue) */
+	h = (h ^ bg ^ (uint64_t)n << 8) * 0x9e3779b97f4a7c15ull;
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, buf + i, 8);
+		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 32;
+	}
+	for (; i < n; i++)
 		h = (h ^ buf[i]) * 0x100000001b3ull;
 	if (!search_set_add(&sr->seen, search_mix(h)))
 		return;
