@@ -97,6 +97,37 @@ void arena_free(struct arena *a)
 	free(a);
 }
 
+static void fast_resume(struct arena *a);
+
+void arena_reset(struct arena *a)
+{
+	struct chunk *c, *next, *keep = NULL;
+
+	for (struct owned *o = a->owned; o; o = o->next)
+		free_big(o->p);
+	for (c = a->head; c; c = next) {
+		next = c->next;
+		if (!next && !c->mapped) {
+			keep = c;          /* the first (a search's probe: one a try) */
+		} else if (c->mapped) {
+			prefault_forget(c, c->mapped);
+			munmap(c, c->mapped);
+		} else {
+			free(c);
+		}
+	}
+	a->owned = NULL;
+	a->head = keep;
+	a->handed_out = 0;
+	if (keep) {
+		keep->used = 0;    /* malloc'd: zeroed as it is handed out */
+		fast_resume(a);
+	} else {
+		a->fast.next = a->fast.end = NULL;
+		a->fast.zeroed = false;
+	}
+}
+
 /* A chunk of CSIZE bytes: zeroed when mapped, else (c->mapped 0) not. */
 static struct chunk *chunk_new(size_t csize)
 {

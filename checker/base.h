@@ -52,6 +52,9 @@ struct arena;
 
 struct arena *arena_new(void);
 void arena_free(struct arena *a);
+/* A's memory handed back for its next allocations, as a new arena's:
+ * its first chunk kept (unless mapped), the rest freed. */
+void arena_reset(struct arena *a);
 /* The free bytes of the arena's current chunk: the first member of struct
  * arena (arena.c), so that an allocation that fits is a few instructions
  * inline (the lift makes one per value: at a million instructions, a call

@@ -807,16 +807,18 @@ bool search_bound_only(const struct mon_check *c)
 int search_try(struct search *sr, const struct cand *cd, int want, unsigned *site,
 		    struct probe *pr)
 {
-	struct arena *a = arena_new();
+	struct arena *a = sr->tried;
 	struct replay_result rr;
 	struct cex *x = NULL;
 	int found = 0;
 
-	if (!a)
-		abort();
 	sr->runs++;
-	arena_free(sr->tried);      /* the previous try's probe is done with */
-	sr->tried = a;
+	/* the previous try's probe is done with: its arena is this one's (a
+	 * new arena a try was a 64 KB malloc and free) */
+	if (a)
+		arena_reset(a);
+	else if (!(a = sr->tried = arena_new()))
+		abort();
 	if (!search_probe(sr, cd, a, sr->bound_only ? NULL : &x, pr))
 		return 0;
 	if (sr->bound_only) {
