@@ -925,7 +925,7 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 			break;
 		}
 		if (!pr->bad && !search_budget_full(sr)) {
-			search_delta_begin(sr, &sr->cur);
+			search_delta_begin_queued(sr, &sr->cur, e);
 			guide_flip(sr, &sr->cur, pr);
 			expand(sr, &sr->cur, pr);
 			search_delta_end(sr);

@@ -255,6 +255,9 @@ void search_push_delta(struct search *sr, const struct cand *cd, const struct ca
  * expansion of CD (search_delta_end after them). */
 void search_delta_begin(struct search *sr, const struct cand *cd);
 void search_delta_end(struct search *sr);
+/* The same for CD decoded from queue entry E (search_decode), from E's
+ * runs: not a scan of all of CD. */
+void search_delta_begin_queued(struct search *sr, const struct cand *cd, const struct qent *e);
 /* The candidate queued as E. */
 void search_decode(const struct search *sr, const struct qent *e, struct cand *cd);
 #endif

@@ -233,6 +233,48 @@ void search_delta_begin(struct search *sr, const struct cand *cd)
 	sr->dbase = cd;
 }
 
+void search_delta_begin_queued(struct search *sr, const struct cand *cd, const struct qent *e)
+{
+	const uint8_t *p = (const uint8_t *)cd, *b = (const uint8_t *)&sr->bg[e->bg];
+	size_t n = 0, j, s;
+	unsigned cap = 0;
+
+	/* E's background is bg_of(CD) (encode chose it from the same
+	 * bytes); CD equals it outside E's runs, and more than QRUN_GAP
+	 * equal bytes part two runs, so each span is inside one */
+	sr->dbg = e->bg;
+	sr->ndspans = 0;
+	while (n < e->size) {
+		struct qrun r;
+
+		memcpy(&r, e->data + n, sizeof(r));
+		n += sizeof(r) + r.len;
+		for (j = r.off; next_diff(p, b, j, (size_t)r.off + r.len, &s, &j); ) {
+			if (sr->ndspans == cap) {
+				cap = cap ? 2 * cap : 16;
+				sr->dspans = realloc(sr->dspans, cap * sizeof(*sr->dspans));
+				if (!sr->dspans)
+					abort();
+			}
+			sr->dspans[sr->ndspans++] = (struct dspan){ (uint16_t)s, (uint16_t)j };
+		}
+	}
+	sr->dbase = cd;
+#ifdef SEARCH_DELTA_CHECK
+	{
+		struct dspan *mine = sr->dspans;
+		unsigned nmine = sr->ndspans;
+
+		sr->dspans = NULL;
+		search_delta_begin(sr, cd);    /* the scan of all of CD */
+		if (sr->ndspans != nmine || sr->dbg != e->bg ||
+		    (nmine && memcmp(mine, sr->dspans, nmine * sizeof(*mine))))
+			abort();
+		free(mine);
+	}
+#endif
+}
+
 void search_delta_end(struct search *sr)
 {
 	free(sr->dspans);
