@@ -932,6 +932,11 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 		}
 	}
 	if (found) {
+		/* minimise's runs and the result's read no trace (pr->cmps and
+		 * the registers' origins: what expand flips), only how each
+		 * ends, its calls and reads: p_insn, a call for every
+		 * instruction, is not made (a third of a run's instructions) */
+		pr->ip.env.on_insn = NULL;
 		minimise(sr, found, site, pr);
 		sr->names = true;
 		if (search_probe(sr, found, a, out, pr)) {
