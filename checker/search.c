@@ -632,6 +632,16 @@ static uint8_t pattern(unsigned i, unsigned salt)
 	return (uint8_t)(0x41 + i * 13 + salt * 29);
 }
 
+/* O < 256 with pattern(i, SALT) == pattern(i + O, 0): 13 * O == 29 * SALT
+ * (mod 256), 197 the inverse of 13 (13 * 197 = 10 * 256 + 1) */
+static unsigned pattern_at(unsigned salt)
+{
+	return (29u * salt * 197u) & 0xffu;
+}
+
+_Static_assert(0xff + S_ENTSZ <= S_PKT && 0xff + CTX_SIZE <= S_PKT,
+	       "the patterned packet holds every offset's bytes");
+
 /* The non-zero bytes of [LO, HI) of the N at OFF in CD made 0 where CD
  * still fails SITE with them (T: a copy of CD, and again on return): the
  * whole range at once, else each half. A failing input needs few non-zero bytes as a rule, so this
@@ -651,7 +661,10 @@ static void zero_range(struct search *sr, struct cand *cd, struct cand *t, size_
 	unsigned s;
 	size_t i, mid, last;
 
-	for (i = lo; i < hi && !c[i]; i++)
+	i = lo;
+	for (uint64_t w = 0; i + 8 <= hi && (memcpy(&w, c + i, 8), !w); i += 8)
+		;                      /* 8 zero bytes a step (most are) */
+	for (; i < hi && !c[i]; i++)
 		;
 	if (i == hi)
 		return;
@@ -812,14 +825,14 @@ static void seeds(struct search *sr, const struct hint *base)
 			sr->bg[1].pkt[k + i] = pattern(k + i, 0);
 	for (i = k; i < S_PKT; i++)
 		sr->bg[1].pkt[i] = pattern(i, 0);
+	/* the others are the packet's from an offset: pattern(i, s) is
+	 * pattern(i + pattern_at(s), 0), the packet's period 256 */
 	for (k = 0; k < S_ENTS; k++)
-		for (i = 0; i < S_ENTSZ; i++)
-			sr->bg[1].ent[k][i] = pattern(i, k + 1);
+		memcpy(sr->bg[1].ent[k], sr->bg[1].pkt + pattern_at(k + 1), S_ENTSZ);
 	for (k = 0; k < S_WR; k++)
-		for (i = 0; i < S_ENTSZ; i++)
-			sr->bg[1].wr[k][i] = pattern(i, k + 20);
-	for (i = 0; sr->plain_ctx && i < CTX_SIZE; i++)
-		sr->bg[1].ctx[i] = pattern(i, 40);
+		memcpy(sr->bg[1].wr[k], sr->bg[1].pkt + pattern_at(k + 20), S_ENTSZ);
+	if (sr->plain_ctx)
+		memcpy(sr->bg[1].ctx, sr->bg[1].pkt + pattern_at(40), CTX_SIZE);
 	for (k = 0; k < sr->o->nmaps; k++) {       /* globals: the object's bytes */
 		uint32_t off, n = search_glob_span(sr->o, k, &off);
 
