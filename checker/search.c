@@ -886,7 +886,13 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 
 	if (!sr || !pr || !base)
 		abort();
-	memset(sr, 0, offsetof(struct search, cur));
+	/* all but the patterned background's packet, entries and helper
+	 * writes (seeds writes them: 3 KB of the 18) */
+	memset(sr, 0, offsetof(struct search, bg[1].pkt));
+	memset(&sr->bg[1].ctx, 0, offsetof(struct search, bg[1].ent) -
+				  offsetof(struct search, bg[1].ctx));
+	memset(&sr->bg[1].glob, 0, offsetof(struct search, cur) -
+				   offsetof(struct search, bg[1].glob));
 	*runs = 0;
 	sr->budget = budget;
 	sr->guide = guide;
