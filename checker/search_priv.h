@@ -183,6 +183,7 @@ struct search {
 	 * comparing those bytes only (search_push_delta); dbase NULL: none */
 	const struct cand *dbase;
 	unsigned dbg;                  /* its background */
+	bool dqueued;                  /* it came from the queue (its hash is in seen) */
 	struct dspan { uint16_t lo, hi; } *dspans;  /* bytes [lo, hi) differ, in order */
 	unsigned ndspans;
 	/* not zeroed (search_run_guided zeroes what is above; 9 KB of its

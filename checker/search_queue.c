@@ -40,6 +40,8 @@ bool search_budget_full(const struct search *sr)
 /* The patterned background when CD's last map entry still has the
  * pattern, else zeros: chosen from the contents, so the same candidate
  * always has the same encoding. */
+#define BG_BYTES offsetof(struct cand, ent[S_ENTS - 1])   /* bg_of's S_ENTSZ */
+
 static unsigned bg_of(const struct search *sr, const struct cand *cd)
 {
 	return !memcmp(cd->ent[S_ENTS - 1], sr->bg[1].ent[S_ENTS - 1], S_ENTSZ);
@@ -231,6 +233,7 @@ void search_delta_begin(struct search *sr, const struct cand *cd)
 		sr->dspans[sr->ndspans++] = (struct dspan){ (uint16_t)s, (uint16_t)j };
 	}
 	sr->dbase = cd;
+	sr->dqueued = false;
 }
 
 void search_delta_begin_queued(struct search *sr, const struct cand *cd, const struct qent *e)
@@ -273,6 +276,7 @@ void search_delta_begin_queued(struct search *sr, const struct cand *cd, const s
 		free(mine);
 	}
 #endif
+	sr->dqueued = true;
 }
 
 void search_delta_end(struct search *sr)
@@ -294,7 +298,18 @@ void search_push_delta2(struct search *sr, const struct cand *cd, const struct c
 
 	if (search_budget_full(sr))
 		return;
-	bg = bg_of(sr, t);
+	/* T is CD (a flip to the same bytes: an operand equal to the
+	 * other): CD came from the queue, so its encoding's hash is in
+	 * sr->seen and enqueue would drop T (24 of tc_classifier's 192) */
+	if (sr->dqueued && sr->dbase == cd && !memcmp((const uint8_t *)t + lo1, (const uint8_t *)cd + lo1, hi1 - lo1) &&
+	    !memcmp((const uint8_t *)t + lo2, (const uint8_t *)cd + lo2, hi2 - lo2))
+		return;
+	/* T's background is CD's when T equals CD on the bytes bg_of reads */
+	if (sr->dbase == cd && (hi1 <= BG_BYTES || lo1 >= BG_BYTES + S_ENTSZ) &&
+	    (hi2 <= BG_BYTES || lo2 >= BG_BYTES + S_ENTSZ))
+		bg = sr->dbg;
+	else
+		bg = bg_of(sr, t);
 	if (sr->dbase != cd || bg != sr->dbg) {
 		search_push(sr, t);
 		return;
