@@ -1,7 +1,8 @@
 /* test_arena.c - the arena's contract (checker/base.h): allocations are
  * zeroed and aligned, a vector keeps its elements as it grows, grows in
  * place when its array is the arena's last allocation and moves when it is
- * not, and every slot it hands out starts zeroed; heap_on_huge_page puts
+ * not, and every slot it hands out starts zeroed; a reset arena hands
+ * its memory out again zeroed; heap_on_huge_page puts
  * the blocks malloc hands out next on a transparent huge page; prefault's
  * helper populates big blocks without changing a byte, leaves a forgotten
  * range alone, and does not exist for small runs or on one CPU. */
@@ -120,6 +121,47 @@ START_TEST(vector_past_a_chunk)
 		*(uint32_t *)vec_push(a, &v, 4) = i * 7;
 	for (i = 0; i < 100000; i++)
 		ck_assert_uint_eq(((uint32_t *)v.data)[i], i * 7);
+	arena_free(a);
+}
+END_TEST
+
+/* arena_reset: the arena hands its memory out again as a new arena's:
+ * zeroed and aligned although every byte before was written, its first
+ * chunk kept (the first allocation after is where the first one before
+ * was), the chunks and big blocks after it freed (the leaks test and
+ * ASan see them), and a vector started after it grows as in a new arena. */
+START_TEST(reset_hands_out_zeroed_memory_again)
+{
+	struct arena *a = arena_new();
+	unsigned round, i, k;
+	void *first = NULL;
+
+	for (round = 0; round < 3; round++) {
+		struct vec v = { 0 };
+		unsigned char *p = arena_alloc(a, 100);
+
+		if (round == 0)
+			first = p;
+		ck_assert_ptr_eq(p, first);
+		for (i = 1; i < 4000; i += 13) {       /* past the first chunk */
+			unsigned char any = 0;
+
+			p = arena_alloc(a, i);
+			ck_assert_uint_eq((uintptr_t)p % 16, 0);
+			for (k = 0; k < i; k++)
+				any |= p[k];
+			ck_assert_uint_eq(any, 0);
+			memset(p, 0xa5, i);
+		}
+		p = arena_alloc(a, 3u << 20);          /* a big block of its own */
+		ck_assert_uint_eq(p[0] | p[(3u << 20) - 1], 0);
+		memset(p, 0x5a, 3u << 20);
+		for (i = 0; i < 5000; i++)
+			*(uint32_t *)vec_push(a, &v, 4) = i + round;
+		for (i = 0; i < 5000; i++)
+			ck_assert_uint_eq(((uint32_t *)v.data)[i], i + round);
+		arena_reset(a);
+	}
 	arena_free(a);
 }
 END_TEST
@@ -353,6 +395,7 @@ int main(void)
 	tcase_add_test(tc, vector_alone_grows_in_place);
 	tcase_add_test(tc, interleaved_vectors_move_and_keep);
 	tcase_add_test(tc, vector_past_a_chunk);
+	tcase_add_test(tc, reset_hands_out_zeroed_memory_again);
 	tcase_add_test(tc, heap_on_huge_page_backs_blocks);
 	tcase_add_test(tc, prefault_no_thread_for_small_runs);
 	tcase_add_test(tc, prefault_populates_and_keeps_contents);
