@@ -43,16 +43,26 @@ const char *helper_name(int id)
 	return NULL;
 }
 
+/* Every name in both tables starts "bpf_": the scan compares the rest, a
+ * character before a call to strcmp; the tables in helper_name's order (by
+ * id, a late helper only above the header's), the lowest id first. */
 int helper_id(const char *name)
 {
-	int i, n = helper_count();
+	size_t i;
 
-	for (i = 1; i < n; i++) {
-		const char *h = helper_name(i);
+	if (strncmp(name, "bpf_", 4))
+		return -1;
+	name += 4;
+	for (i = 1; i < ARRAY_SIZE(header_helpers); i++) {
+		const char *h = header_helpers[i];
 
-		if (h && !strcmp(h, name))
-			return i;
+		if (h && h[4] == name[0] && !strcmp(h + 4, name))
+			return (int)i;
 	}
+	for (i = 0; i < ARRAY_SIZE(late_helpers); i++)
+		if (late_helpers[i].id >= (int)ARRAY_SIZE(header_helpers) &&
+		    !strcmp(late_helpers[i].name + 4, name))
+			return late_helpers[i].id;
 	return -1;
 }
 
