@@ -16,6 +16,7 @@
  * longjmp, as in the parser: everything is in the arena, and the one FILE
  * (expr_text's stream) is closed by spec_resolve, after resolve returned.
  */
+#define _GNU_SOURCE            /* fopencookie */
 #include "resolve_priv.h"
 #include "xprog.h"
 
@@ -42,21 +43,40 @@ static const char *where(struct resolver *r, const char *file, struct spec_pos a
 			    at.col);
 }
 
+/* expr_text's stream's writes: appended to textbuf */
+static ssize_t text_write(void *arg, const char *buf, size_t size)
+{
+	struct resolver *r = arg;
+
+	if (size > r->textcap - r->textlen) {
+		size_t cap = r->textcap ? r->textcap : 256;
+		char *p;
+
+		while (size > cap - r->textlen)
+			cap *= 2;
+		p = realloc(r->textbuf, cap);
+		if (!p)
+			abort();
+		r->textbuf = p;
+		r->textcap = cap;
+	}
+	memcpy(r->textbuf + r->textlen, buf, size);
+	r->textlen += size;
+	return (ssize_t)size;
+}
+
 static const char *expr_text(struct resolver *r, const struct spec_expr *e)
 {
-	long n;
-
 	if (!r->text) {
-		r->text = open_memstream(&r->textbuf, &r->textlen);
+		r->text = fopencookie(r, "w", (cookie_io_functions_t){ .write = text_write });
 		if (!r->text)
 			abort();
 	}
-	rewind(r->text);
+	r->textlen = 0;
 	spec_print_expr(e, r->text);
-	n = ftell(r->text);
-	if (n < 0 || fflush(r->text))
+	if (fflush(r->text))
 		abort();
-	return arena_strndup(r->a, r->textbuf, (size_t)n);
+	return arena_strndup(r->a, r->textbuf ? r->textbuf : "", r->textlen);
 }
 
 /* ---- statements and handlers ----------------------------------------------- */
