@@ -283,6 +283,16 @@ const struct helper_model *model_helper(int id)
 {
 	size_t lo = 0, hi = ARRAY_SIZE(models);
 
+	/* The ids increase from models[0].id, so ID's row is at most
+	 * ID - models[0].id in, and exactly there while the ids before it
+	 * have no gap (the common helpers': most lookups end here). */
+	if (id >= models[0].id && (uint64_t)id - (uint64_t)models[0].id < hi) {
+		size_t at = (size_t)((uint64_t)id - (uint64_t)models[0].id);
+
+		if (models[at].id == id)
+			return &models[at];
+		hi = at;
+	}
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
