@@ -75,12 +75,36 @@ static bool returns_void(const struct object *o, const struct cex_call *c)
 	return h && h->ret == MODEL_RET_VOID;
 }
 
+/* " %s:%u" and "%s%02x" were most of a report's fprintf calls, each a
+ * format parse: these write the same bytes. */
+static void put_uint(FILE *out, unsigned v)
+{
+	char b[16], *p = b + sizeof(b);
+
+	*--p = 0;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	fputs(p, out);
+}
+
 static void hex(FILE *out, const uint8_t *b, uint32_t n, uint32_t max)
 {
-	uint32_t i;
+	static const char digits[] = "0123456789abcdef";
+	char buf[3 * 64 + 1];
+	uint32_t i, k = 0;
 
-	for (i = 0; i < n && i < max; i++)
-		fprintf(out, "%s%02x", i ? " " : "", b[i]);
+	for (i = 0; i < n && i < max; i++) {
+		if (i)
+			buf[k++] = ' ';
+		buf[k++] = digits[b[i] >> 4];
+		buf[k++] = digits[b[i] & 15];
+		if (k > sizeof(buf) - 4) {
+			fwrite(buf, 1, k, out);
+			k = 0;
+		}
+	}
+	fwrite(buf, 1, k, out);
 	if (n > max)
 		fprintf(out, " ... (%u more)", n - max);
 }
@@ -139,8 +163,11 @@ static void text_path(const struct object *o, const struct replay_result *rr, FI
 			continue;
 		if (shown++ % 8 == 0)
 			fputs("\n     ", out);
-		fprintf(out, " %s:%u", prev && !strcmp(prev->file, ln->file) ? "" :
-			show_path(ln->file, pb, sizeof(pb)), ln->line);
+		fputc(' ', out);
+		if (!prev || strcmp(prev->file, ln->file))
+			fputs(show_path(ln->file, pb, sizeof(pb)), out);
+		fputc(':', out);
+		put_uint(out, ln->line);
 		prev = ln;
 	}
 	fputc('\n', out);
@@ -287,7 +314,8 @@ static void text_one(const struct loaded *l, const struct check_result *r, bool 
 	case CHECK_HOLDS:
 		if (quiet)
 			return;
-		fprintf(out, "%s: holds", c->name);
+		fputs(c->name, out);
+		fputs(": holds", out);
 		if (r->has_worst)
 			fprintf(out, " (worst case %" PRIu64 " instructions)", r->worst);
 		else if (r->has_worst_max)
