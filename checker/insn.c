@@ -88,34 +88,37 @@ static int bad(const struct dctx *c, const char *fmt, ...)
 			 c->where, c->slot, what, c->code);
 }
 
-static bool kind_in_class(enum isa_kind k, unsigned cls)
+#define CLS_BIT(cls) (1u << (cls))
+
+/* The classes (bit CLS_BIT(cls)) an operation of kind K has. */
+static unsigned kind_classes(enum isa_kind k)
 {
 	switch (k) {
 	case ISA_K_ALU:
 	case ISA_K_NEG:
 	case ISA_K_MOVSX:
 	case ISA_K_END:
-		return cls == ISA_CLS_ALU || cls == ISA_CLS_ALU64;
+		return CLS_BIT(ISA_CLS_ALU) | CLS_BIT(ISA_CLS_ALU64);
 	case ISA_K_JA:
 	case ISA_K_JCOND:
 	case ISA_K_CALL:
 	case ISA_K_CALLX:
 	case ISA_K_EXIT:
-		return cls == ISA_CLS_JMP || cls == ISA_CLS_JMP32;
+		return CLS_BIT(ISA_CLS_JMP) | CLS_BIT(ISA_CLS_JMP32);
 	case ISA_K_LDDW:
 	case ISA_K_LDPKT:
-		return cls == ISA_CLS_LD;
+		return CLS_BIT(ISA_CLS_LD);
 	case ISA_K_LDX:
-		return cls == ISA_CLS_LDX;
+		return CLS_BIT(ISA_CLS_LDX);
 	case ISA_K_ST:
-		return cls == ISA_CLS_ST;
+		return CLS_BIT(ISA_CLS_ST);
 	case ISA_K_STX:
 	case ISA_K_ATOMIC:
-		return cls == ISA_CLS_STX;
+		return CLS_BIT(ISA_CLS_STX);
 	case ISA_NKINDS:
 		break;
 	}
-	return false;
+	return 0;
 }
 
 static bool is_alu_class(unsigned cls)
@@ -166,19 +169,22 @@ static void fill_byte_ops(struct dctx *c)
 	_Static_assert(sizeof(void *) != 8 || sizeof(struct insn) == 40,
 		       "struct insn is 40 bytes on 64-bit machines");
 	memset(c->byte_op, ISA_NOPS, sizeof(c->byte_op));
-	for (int op = ISA_NOPS - 1; op >= 0; op--)
-		for (unsigned cls = 0; cls < 8; cls++) {
+	for (int op = ISA_NOPS - 1; op >= 0; op--) {
+		/* the row's classes, found once (not a test per class) */
+		unsigned classes = kind_classes(isa_table[op].kind);
+
+		for (; classes; classes &= classes - 1) {
+			unsigned cls = (unsigned)__builtin_ctz(classes);
 			bool opbits = is_alu_class(cls) || cls == ISA_CLS_JMP ||
 				      cls == ISA_CLS_JMP32;
 			/* the bits the row does not look at: the source bit
 			 * (ALU, JMP) or the two size bits (loads, stores) */
 			unsigned free_bits = opbits ? 0x08 : 0x18, x;
 
-			if (!kind_in_class(isa_table[op].kind, cls))
-				continue;
 			for (x = 0; x <= free_bits; x += 0x08)
 				c->byte_op[isa_table[op].code | cls | x] = (uint8_t)op;
 		}
+	}
 }
 
 /* The operation of slot IN (raw fields filled), or ISA_NOPS. */
