@@ -244,7 +244,7 @@ static void param_var(struct resolver *r, unsigned i, const struct spec_param *p
 {
 	struct mon_var *v = &((struct mon_var *)r->vars.data)[i];
 	const struct sfile *f = r->f;
-	const char *what = arena_printf(r->a, "parameter %s", pa->name);
+	const char *what = arena_cat3(r->a, "parameter ", pa->name, "");
 
 	r->f = root;
 	r->nvisible = 0;
@@ -518,11 +518,11 @@ static const char *sel_text(struct resolver *r, const struct spec_item *it)
 {
 	switch (it->sel) {
 	case SPEC_SEL_NAME:
-		return arena_printf(r->a, "\"%s\"", it->pattern);
+		return arena_cat3(r->a, "\"", it->pattern, "\"");
 	case SPEC_SEL_SECTION:
-		return arena_printf(r->a, "section \"%s\"", it->pattern);
+		return arena_cat3(r->a, "section \"", it->pattern, "\"");
 	case SPEC_SEL_STRUCT_OPS:
-		return arena_printf(r->a, "struct_ops \"%s\"", it->pattern);
+		return arena_cat3(r->a, "struct_ops \"", it->pattern, "\"");
 	case SPEC_SEL_ALL:
 		return "*";
 	}
@@ -819,7 +819,7 @@ static void rconst(struct resolver *r, struct sfile *f, const struct spec_item *
 	if (old)
 		fail(r, it->pos, "duplicate const '%s' (already defined at %s)",
 		     it->str, where(r, old->file, old->pos));
-	c.val = resolve_const(r, it->expr, arena_printf(r->a, "const %s", it->str));
+	c.val = resolve_const(r, it->expr, arena_cat3(r->a, "const ", it->str, ""));
 	*PUSH(r, f->consts, struct cst) = c;
 }
 
