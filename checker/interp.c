@@ -168,8 +168,19 @@ static int region_any(const struct interp *ip, uint64_t addr, uint32_t size,
 	return -1;
 }
 
+/* Regions do not overlap: a range of SIZE > 0 bytes is in one at most,
+ * so the region an access found last (hit) and the current frame's stack
+ * are tried first (a helper's pointers mostly point into one of them),
+ * then each in order as before. */
 int interp_region_at(const struct interp *ip, uint64_t addr, uint32_t size)
 {
+	const struct interp_region *r = ip->regions.data;
+	size_t f = ip->depth - 1, n = ip->regions.len;
+
+	if (size && (size_t)ip->hit < n && r[ip->hit].live && contains(&r[ip->hit], addr, size))
+		return ip->hit;
+	if (size && f < n && r[f].live && contains(&r[f], addr, size))
+		return (int)f;
 	return region_any(ip, addr, size, true);
 }
 
@@ -270,15 +281,29 @@ static const struct interp_region *nearest(const struct interp *ip,
  * current frame's stack first (most accesses go to one of them), then the
  * ones past the stacks (the context, the packet, ...), then the other
  * stacks. */
-static int find(struct interp *ip, uint64_t addr, uint32_t size)
+static int find_scan(struct interp *ip, uint64_t addr, uint32_t size);
+
+/* find's first two tries inline (most accesses end there: a call to
+ * find and one to access_in were half an access's instructions), the
+ * scan out of line */
+static inline int find(struct interp *ip, uint64_t addr, uint32_t size)
 {
 	const struct interp_region *r = ip->regions.data;
-	size_t f = ip->depth - 1, n = ip->regions.len, i;
+	size_t f = ip->depth - 1, n = ip->regions.len;
 
 	if ((size_t)ip->hit < n && contains(&r[ip->hit], addr, size))
 		return ip->hit;
 	if (f < n && contains(&r[f], addr, size))
 		return (int)f;
+	return find_scan(ip, addr, size);
+}
+
+__attribute__((noinline))
+static int find_scan(struct interp *ip, uint64_t addr, uint32_t size)
+{
+	const struct interp_region *r = ip->regions.data;
+	size_t n = ip->regions.len, i;
+
 	for (i = INTERP_MAX_FRAMES; i < n; i++)
 		if (contains(&r[i], addr, size))
 			return ip->hit = (int)i;
@@ -288,19 +313,30 @@ static int find(struct interp *ip, uint64_t addr, uint32_t size)
 	return -1;
 }
 
+static uint8_t *access_fault(struct interp *ip, const struct interp_region *r, uint64_t addr,
+			     uint32_t size, const char *what);
+
 /* Host pointer for an access by the current instruction to region I
- * (find), or a FAULT. */
-static uint8_t *access_in(struct interp *ip, int i, uint64_t addr, uint32_t size, bool write,
-			  const char *what)
+ * (find), or a FAULT (access_fault, out of line). */
+static inline uint8_t *access_in(struct interp *ip, int i, uint64_t addr, uint32_t size,
+				 bool write, const char *what)
 {
 	const struct interp_region *r = i >= 0 ? (struct interp_region *)ip->regions.data + i : NULL;
-	unsigned long long a = addr;
 
 	if (r && r->live && (!write || r->writable)) {
 		if (r->seen)
 			touch(r, addr - r->base, size);
 		return r->bytes + (addr - r->base);
 	}
+	return access_fault(ip, r, addr, size, what);
+}
+
+__attribute__((noinline))
+static uint8_t *access_fault(struct interp *ip, const struct interp_region *r, uint64_t addr,
+			     uint32_t size, const char *what)
+{
+	unsigned long long a = addr;
+
 	ip->res.addr = addr;
 	ip->res.size = size;
 	if (r && !r->live)
@@ -527,11 +563,18 @@ static inline bool alu(struct interp *ip, const struct insn *in, uint64_t v)
 	return put(ip, in->dst, in->is64 ? v : (uint32_t)v) && next(ip);
 }
 
-static bool jump(struct interp *ip, const struct insn *in, bool taken)
+/* A jump stays in the running section: only the slot is checked here
+ * (as next does); go says what is wrong. */
+static inline bool jump(struct interp *ip, const struct insn *in, bool taken)
 {
 	int64_t off = in->op == ISA_JA && !in->is64 ? in->imm : in->off;
+	int64_t slot = (int64_t)ip->pc + 1 + (taken ? off : 0);
 
-	return go(ip, ip->sec, (int64_t)ip->pc + 1 + (taken ? off : 0));
+	if (slot >= 0 && slot < ip->nslots[ip->sec] && !ip->secs[ip->sec][slot].cont) {
+		ip->pc = (uint32_t)slot;
+		return true;
+	}
+	return go(ip, ip->sec, slot);
 }
 
 static bool exec_end(struct interp *ip, const struct insn *in)
@@ -836,9 +879,9 @@ int interp_run(struct interp *ip, int sec, uint32_t slot,
 	memset(ip->regs, 0, sizeof(ip->regs));
 	if (args)
 		memcpy(&ip->regs[1], args, 5 * sizeof(args[0]));
+	stack = ip->regions.data;      /* the stacks: regions 0..7 (interp_init) */
 	for (f = 0; f < INTERP_MAX_FRAMES; f++)
-		interp_region(ip, (int)f)->live = f == 0;
-	stack = interp_region(ip, 0);
+		stack[f].live = f == 0;
 	memset(stack->bytes, 0, stack->size);
 	ip->regs[ISA_REG_FP] = stack->base + stack->size;
 	ip->depth = 1;
