@@ -558,43 +558,45 @@ static unsigned op_inputs(const struct ssa_insn *v)
 	return 0;
 }
 
-/* ALU, UNARY, EXTRACT or INSERT V from its operands ARGS. */
-static struct absint_val op_compute(const struct ssa_insn *v, const struct absint_val *args)
+/* ALU, UNARY, EXTRACT or INSERT V from its operands A and B (B: ALU
+ * and INSERT only). */
+static struct absint_val op_compute(const struct ssa_insn *v, const struct absint_val *a,
+				    const struct absint_val *b)
 {
 	if (v->kind == SSA_ALU)
-		return absint_alu(v->op, v->is64, &args[0], &args[1]);
+		return absint_alu(v->op, v->is64, a, b);
 	if (v->kind == SSA_UNARY)
-		return absint_unary(v->op, v->is64, v->size, &args[0]);
+		return absint_unary(v->op, v->is64, v->size, a);
 	if (v->kind == SSA_EXTRACT)
-		return absint_extract(&args[0], (unsigned)v->imm, v->size, v->sx);
-	return absint_insert(&args[0], &args[1], (unsigned)v->imm, v->size);
+		return absint_extract(a, (unsigned)v->imm, v->size, v->sx);
+	return absint_insert(a, b, (unsigned)v->imm, v->size);
 }
 
-/* V (N = op_inputs operands) from its operands ARGS: the last result
- * when they are the values it had (an entry made on its first
- * evaluation in the walk). */
+/* V (N = op_inputs operands: A, and B when N is 2) from its operands'
+ * values: the last result when they are the values it had (an entry
+ * made on its first evaluation in the walk). A and B may point into the
+ * environment (run_block's operands, read in place: not copied). */
 static struct absint_val op_eval(struct walk *w, const struct ssa_insn *v,
-				 const struct absint_val *args, unsigned n)
+				 const struct absint_val *a, const struct absint_val *b,
+				 unsigned n)
 {
 	uint32_t *slot = &w->op_slot[v->id];
 	struct op_memo *m;
-	unsigned i;
 
 	if (*slot) {
 		m = &w->ops[*slot - 1];
-		for (i = 0; i < n && same_val(&m->in[i], &args[i]); i++)
-			;
-		if (i == n)
+		if (same_val(&m->in[0], a) && (n < 2 || same_val(&m->in[1], b)))
 			return m->out;
 	} else {
 		if (w->nops == w->capops)   /* cannot be: an entry per value run */
-			return op_compute(v, args);
+			return op_compute(v, a, b);
 		*slot = (uint32_t)++w->nops;
 		m = &w->ops[*slot - 1];
 	}
-	for (i = 0; i < n; i++)
-		m->in[i] = args[i];
-	m->out = op_compute(v, args);
+	m->in[0] = *a;
+	if (n == 2)
+		m->in[1] = *b;
+	m->out = op_compute(v, a, b);
 	return m->out;
 }
 
@@ -608,12 +610,12 @@ static struct absint_val eval_with(struct walk *w, const struct ssa_insn *v,
 	int c;
 
 	if ((n = op_inputs(v)) != 0)
-		return op_eval(w, v, args, n);
+		return op_eval(w, v, &args[0], &args[1], n);
 	switch (v->kind) {
 	case SSA_CONST:
 		return absint_const((uint64_t)v->imm);
 	case SSA_ALU: case SSA_UNARY: case SSA_EXTRACT: case SSA_INSERT:
-		return op_compute(v, args);   /* an operand missing: not remembered */
+		return op_compute(v, &args[0], &args[1]);   /* an operand missing: not remembered */
 	case SSA_LOAD:
 		return absint_eval_load(w, v);
 	case SSA_ATOMIC:
@@ -654,11 +656,26 @@ static struct absint_val eval_with(struct walk *w, const struct ssa_insn *v,
 	return absint_top();
 }
 
+/* get's value of ID, in place: valid until the environment changes */
+static inline const struct absint_val *get_at(const struct walk *w, uint32_t id)
+{
+	static const struct absint_val top = { 0, UINT64_MAX, INT64_MIN, INT64_MAX, 0, UINT64_MAX };
+
+	id = find(w, id);
+	return id == 0 || !w->def[id] ? &top : &w->env[id];
+}
+
+/* V's value from its operands' (get); an op_eval remembers is given
+ * them in place (most values run are those: each copy was six words an
+ * operand). */
 static struct absint_val eval(struct walk *w, const struct ssa_insn *v)
 {
 	struct absint_val args[4];
+	unsigned n = op_inputs(v);
 	uint32_t i;
 
+	if (n)
+		return op_eval(w, v, get_at(w, v->args[0]), n == 2 ? get_at(w, v->args[1]) : NULL, n);
 	for (i = 0; i < v->nargs && i < 4; i++)
 		args[i] = get(w, v->args[i]);
 	return eval_with(w, v, args);
