@@ -676,8 +676,11 @@ static struct absint_val eval(struct walk *w, const struct ssa_insn *v)
 
 	if (n)
 		return op_eval(w, v, get_at(w, v->args[0]), n == 2 ? get_at(w, v->args[1]) : NULL, n);
-	for (i = 0; i < v->nargs && i < 4; i++)
-		args[i] = get(w, v->args[i]);
+	/* eval_with reads the operands of these kinds only (a store's, a
+	 * load's, ... are not copied) */
+	if (v->kind == SSA_SELECT || v->kind == SSA_CMP || v->kind == SSA_CALL)
+		for (i = 0; i < v->nargs && i < 4; i++)
+			args[i] = get(w, v->args[i]);
 	return eval_with(w, v, args);
 }
 
@@ -799,8 +802,7 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 				give_up(w, "internal: phi v%u has no operand for edge %u", v->id, edge);
 				return false;
 			}
-			c = get(w, v->args[edge]);
-			define(w, v->id, &c);
+			define(w, v->id, get_at(w, v->args[edge]));
 			w->phi_arg[v->id] = v->args[edge];
 		} else if (v->kind == SSA_ASSUME) {
 			c = get(w, v->args[0]);
