@@ -575,10 +575,13 @@ static struct absint_val op_compute(const struct ssa_insn *v, const struct absin
 /* V (N = op_inputs operands: A, and B when N is 2) from its operands'
  * values: the last result when they are the values it had (an entry
  * made on its first evaluation in the walk). A and B may point into the
- * environment (run_block's operands, read in place: not copied). */
-static struct absint_val op_eval(struct walk *w, const struct ssa_insn *v,
-				 const struct absint_val *a, const struct absint_val *b,
-				 unsigned n)
+ * environment (run_block's operands, read in place: not copied).
+ * Inline in both callers (eval, eval_with), which GCC did not do by
+ * itself: a call a value run, and its operands' pointers spilled. */
+__attribute__((always_inline))
+static inline struct absint_val op_eval(struct walk *w, const struct ssa_insn *v,
+					const struct absint_val *a, const struct absint_val *b,
+					unsigned n)
 {
 	uint32_t *slot = &w->op_slot[v->id];
 	struct op_memo *m;
