@@ -214,24 +214,31 @@ void search_push(struct search *sr, const struct cand *cd)
  * ranges and takes the rest from that note (docs/architecture.md,
  * "Concrete search before Z3"). */
 
-void search_delta_begin(struct search *sr, const struct cand *cd)
+/* The ranges of [FROM, TO) where P and B differ appended to SR's spans
+ * (*CAP: their room, grown by doubling). */
+static void add_spans(struct search *sr, const uint8_t *p, const uint8_t *b, size_t from,
+		      size_t to, unsigned *cap)
 {
-	const uint8_t *p = (const uint8_t *)cd, *b;
-	size_t j = 0, s;
-	unsigned cap = 0;
+	size_t j, s;
 
-	sr->dbg = bg_of(sr, cd);
-	b = (const uint8_t *)&sr->bg[sr->dbg];
-	sr->ndspans = 0;
-	for (; next_diff(p, b, j, sizeof(*cd), &s, &j); ) {
-		if (sr->ndspans == cap) {
-			cap = cap ? 2 * cap : 16;
-			sr->dspans = realloc(sr->dspans, cap * sizeof(*sr->dspans));
+	for (j = from; next_diff(p, b, j, to, &s, &j); ) {
+		if (sr->ndspans == *cap) {
+			*cap = *cap ? 2 * *cap : 16;
+			sr->dspans = realloc(sr->dspans, *cap * sizeof(*sr->dspans));
 			if (!sr->dspans)
 				abort();
 		}
 		sr->dspans[sr->ndspans++] = (struct dspan){ (uint16_t)s, (uint16_t)j };
 	}
+}
+
+void search_delta_begin(struct search *sr, const struct cand *cd)
+{
+	unsigned cap = 0;
+
+	sr->dbg = bg_of(sr, cd);
+	sr->ndspans = 0;
+	add_spans(sr, (const uint8_t *)cd, (const uint8_t *)&sr->bg[sr->dbg], 0, sizeof(*cd), &cap);
 	sr->dbase = cd;
 	sr->dqueued = false;
 }
@@ -239,7 +246,7 @@ void search_delta_begin(struct search *sr, const struct cand *cd)
 void search_delta_begin_queued(struct search *sr, const struct cand *cd, const struct qent *e)
 {
 	const uint8_t *p = (const uint8_t *)cd, *b = (const uint8_t *)&sr->bg[e->bg];
-	size_t n = 0, j, s;
+	size_t n = 0;
 	unsigned cap = 0;
 
 	/* E's background is bg_of(CD) (encode chose it from the same
@@ -252,15 +259,7 @@ void search_delta_begin_queued(struct search *sr, const struct cand *cd, const s
 
 		memcpy(&r, e->data + n, sizeof(r));
 		n += sizeof(r) + r.len;
-		for (j = r.off; next_diff(p, b, j, (size_t)r.off + r.len, &s, &j); ) {
-			if (sr->ndspans == cap) {
-				cap = cap ? 2 * cap : 16;
-				sr->dspans = realloc(sr->dspans, cap * sizeof(*sr->dspans));
-				if (!sr->dspans)
-					abort();
-			}
-			sr->dspans[sr->ndspans++] = (struct dspan){ (uint16_t)s, (uint16_t)j };
-		}
+		add_spans(sr, p, b, r.off, (size_t)r.off + r.len, &cap);
 	}
 	sr->dbase = cd;
 #ifdef SEARCH_DELTA_CHECK
