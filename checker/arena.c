@@ -77,29 +77,9 @@ static void free_big(void *p)
 	free(p);
 }
 
-void arena_free(struct arena *a)
-{
-	struct chunk *c, *next;
-
-	if (!a)
-		return;
-	for (struct owned *o = a->owned; o; o = o->next)
-		free_big(o->p);
-	for (c = a->head; c; c = next) {
-		next = c->next;
-		if (c->mapped) {
-			prefault_forget(c, c->mapped);
-			munmap(c, c->mapped);
-		} else {
-			free(c);
-		}
-	}
-	free(a);
-}
-
-static void fast_resume(struct arena *a);
-
-void arena_reset(struct arena *a)
+/* A's big blocks and chunks freed, but its first chunk (the list's
+ * last) when KEEP_FIRST and it is malloc'd: that one, or NULL. */
+static struct chunk *release(struct arena *a, bool keep_first)
 {
 	struct chunk *c, *next, *keep = NULL;
 
@@ -107,8 +87,8 @@ void arena_reset(struct arena *a)
 		free_big(o->p);
 	for (c = a->head; c; c = next) {
 		next = c->next;
-		if (!next && !c->mapped) {
-			keep = c;          /* the first (a search's probe: one a try) */
+		if (keep_first && !next && !c->mapped) {
+			keep = c;
 		} else if (c->mapped) {
 			prefault_forget(c, c->mapped);
 			munmap(c, c->mapped);
@@ -116,6 +96,24 @@ void arena_reset(struct arena *a)
 			free(c);
 		}
 	}
+	return keep;
+}
+
+void arena_free(struct arena *a)
+{
+	if (!a)
+		return;
+	release(a, false);
+	free(a);
+}
+
+static void fast_resume(struct arena *a);
+
+void arena_reset(struct arena *a)
+{
+	/* the first chunk kept (a search's probe: one reset a try) */
+	struct chunk *keep = release(a, true);
+
 	a->owned = NULL;
 	a->head = keep;
 	a->handed_out = 0;
@@ -269,16 +267,20 @@ char *arena_strdup(struct arena *a, const char *s)
 char *arena_printf(struct arena *a, const char *fmt, ...)
 {
 	va_list ap;
-	char probe[1];
+	char first[256];          /* most texts fit: one formatting, a copy */
 	int n;
 	char *q;
 
 	if (!fmt)
 		abort(); /* also tells GCC's -Wformat-truncation under UBSan */
 	va_start(ap, fmt);
-	n = vsnprintf(probe, sizeof(probe), fmt, ap);
+	n = vsnprintf(first, sizeof(first), fmt, ap);
 	va_end(ap);
 	q = arena_alloc(a, (size_t)n + 1);
+	if ((size_t)n < sizeof(first)) {
+		memcpy(q, first, (size_t)n + 1);
+		return q;
+	}
 	va_start(ap, fmt);
 	vsnprintf(q, (size_t)n + 1, fmt, ap);
 	va_end(ap);

@@ -886,21 +886,16 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 	/* the spec's assumes' and handlers' hint for every seed: none
 	 * without them (its masks all 0: a 6.7 KB calloc and two
 	 * apply_hint a search that change nothing) */
-	struct hint *base = c->nassumes || c->nhandlers ? calloc(1, sizeof(*base)) : NULL;
+	bool hinted = c->nassumes || c->nhandlers;
+	struct hint *base = hinted ? calloc(1, sizeof(*base)) : NULL;
 	struct cand *found = NULL;
 	unsigned i, h, site = 0;
 	uint64_t slots = 0;
 	bool ok = false;
 
-	if (!sr || !pr || (!base && (c->nassumes || c->nhandlers)))
+	if (!sr || !pr || (hinted && !base))
 		abort();
-	/* all but the patterned background's packet, entries and helper
-	 * writes (seeds writes them: 3 KB of the 18) */
-	memset(sr, 0, offsetof(struct search, bg[1].pkt));
-	memset(&sr->bg[1].ctx, 0, offsetof(struct search, bg[1].ent) -
-				  offsetof(struct search, bg[1].ctx));
-	memset(&sr->bg[1].glob, 0, offsetof(struct search, cur) -
-				   offsetof(struct search, bg[1].glob));
+	memset(sr, 0, offsetof(struct search, cur));
 	*runs = 0;
 	sr->budget = budget;
 	sr->guide = guide;

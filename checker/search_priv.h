@@ -30,7 +30,7 @@ struct hint;
 struct qent;
 
 /* A set of 64-bit keys: open addressing (keys + 1) in T's N slots, N
- * doubled (rehashed) when half full, up to CAP; a full table of CAP
+ * made 4 times larger (rehashed) when half full, up to CAP; a full table of CAP
  * slots treats a new key as seen. Its keys are the first CAP distinct
  * ones added, as in a table of CAP slots from the start (which cleared
  * 8-64 KB a search for a few dozen keys). */

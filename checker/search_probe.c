@@ -48,40 +48,6 @@ static int add_region(struct probe *pr, enum interp_mem_kind kind, const char *n
 	return ri;
 }
 
-/* "an entry of map NAME (at +OFF)", OFF as %#llx: the two vsnprintf of
- * arena_printf were 3.3K instructions a name */
-static const char *entry_name(struct arena *a, const char *name, uint64_t off)
-{
-	static const char pre[] = "an entry of map ", mid[] = " (at +";
-	char hex[24], *p, *q;
-	size_t n, h = 0;
-	uint64_t v;
-
-	if (!name)
-		name = "(null)";       /* as glibc's %s */
-	for (v = off; v; v >>= 4)
-		hex[sizeof(hex) - ++h] = "0123456789abcdef"[v & 15];
-	if (!h)
-		hex[sizeof(hex) - ++h] = '0';
-	else {
-		hex[sizeof(hex) - ++h] = 'x';
-		hex[sizeof(hex) - ++h] = '0';
-	}
-	n = strlen(name);
-	p = q = arena_alloc(a, sizeof(pre) - 1 + n + sizeof(mid) - 1 + h + 2);
-	memcpy(q, pre, sizeof(pre) - 1);
-	q += sizeof(pre) - 1;
-	memcpy(q, name, n);
-	q += n;
-	memcpy(q, mid, sizeof(mid) - 1);
-	q += sizeof(mid) - 1;
-	memcpy(q, hex + sizeof(hex) - h, h);
-	q += h;
-	q[0] = ')';
-	q[1] = '\0';
-	return p;
-}
-
 /* The region of a map entry at ADDR, created from the candidate's bytes. */
 static int new_entry(struct probe *pr, int map, uint64_t addr, const uint8_t *key, uint32_t ks)
 {
@@ -98,7 +64,8 @@ static int new_entry(struct probe *pr, int map, uint64_t addr, const uint8_t *ke
 	 * result formats it (it was a tenth of xdp_fw's worst-case search) */
 	ri = add_region(pr, INTERP_MEM_MAP_VALUE,
 			!pr->sr->names ? "an entry of a map" :
-			entry_name(pr->a, m->name, addr - SMT_MAP_BASE(map)),
+			arena_printf(pr->a, "an entry of map %s (at +%#llx)", m->name,
+				     (unsigned long long)(addr - SMT_MAP_BASE(map))),
 			addr, m->value_size, bytes, true, map);
 	if (ri < 0)
 		return -1;

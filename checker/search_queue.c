@@ -300,7 +300,8 @@ void search_push_delta2(struct search *sr, const struct cand *cd, const struct c
 	/* T is CD (a flip to the same bytes: an operand equal to the
 	 * other): CD came from the queue, so its encoding's hash is in
 	 * sr->seen and enqueue would drop T (24 of tc_classifier's 192) */
-	if (sr->dqueued && sr->dbase == cd && !memcmp((const uint8_t *)t + lo1, (const uint8_t *)cd + lo1, hi1 - lo1) &&
+	if (sr->dqueued && sr->dbase == cd &&
+	    !memcmp((const uint8_t *)t + lo1, (const uint8_t *)cd + lo1, hi1 - lo1) &&
 	    !memcmp((const uint8_t *)t + lo2, (const uint8_t *)cd + lo2, hi2 - lo2))
 		return;
 	/* T's background is CD's when T equals CD on the bytes bg_of reads */
