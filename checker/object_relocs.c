@@ -51,23 +51,21 @@ static int extern_index(struct loader *l, const char *name)
 
 /* What one relocation is being resolved, for messages. */
 struct rsite {
-	/* "section 'xdp': relocation 3 at offset 0x58", made by site_where
-	 * for an error only (an snprintf a relocation was a twentieth of
-	 * loading a small object) */
+	/* for site_where: "section 'xdp': relocation 3 at offset 0x58" */
 	const char *sec;
 	size_t idx;
 	unsigned long long off;
-	char *where;                /* 160 bytes of the caller's */
 	const struct lsym *sym;
 	const struct bpf_insn *insn;
 	bool lddw;
 };
 
-static const char *site_where(const struct rsite *rs)
+/* RS's place for a message, made for an error only (an snprintf a
+ * relocation was a twentieth of loading a small object) */
+static const char *site_where(struct loader *l, const struct rsite *rs)
 {
-	snprintf(rs->where, 160, "section '%s': relocation %zu at offset 0x%llx",
-		 rs->sec, rs->idx, rs->off);
-	return rs->where;
+	return arena_printf(l->a, "section '%s': relocation %zu at offset 0x%llx", rs->sec,
+			    rs->idx, rs->off);
 }
 
 /* A function address or call into code section TS. */
@@ -82,23 +80,23 @@ static int reloc_code(struct loader *l, const struct rsite *rs, const struct lse
 
 		if (addr < 0 || addr % 8 || (uint64_t)addr >= ts->size)
 			return loader_fail(l, "%s: address 0x%llx is outside section '%s'",
-					   site_where(rs), (long long)addr, ts->name);
+					   site_where(l, rs), (long long)addr, ts->name);
 		slot = addr / 8;
 		r->kind = OBJ_RELO_FUNC_ADDR;
 	} else {
 		if (st_value % 8)
 			return loader_fail(l, "%s: call target '%s' is not at an instruction boundary",
-					   site_where(rs), rs->sym->name);
+					   site_where(l, rs), rs->sym->name);
 		slot = st_value / 8 + rs->insn->imm + 1;
 		if (slot < 0 || (uint64_t)slot >= ts->size / 8)
 			return loader_fail(l, "%s: call target slot %lld is outside section '%s'",
-					   site_where(rs), (long long)slot, ts->name);
+					   site_where(l, rs), (long long)slot, ts->name);
 		r->kind = OBJ_RELO_CALL;
 	}
 	f = loader_func_starting(l, ts->idx, (uint32_t)slot);
 	if (f < 0)
 		return loader_fail(l, "%s: no function starts at slot %lld of section '%s'",
-				   site_where(rs), (long long)slot, ts->name);
+				   site_where(l, rs), (long long)slot, ts->name);
 	r->target = f;
 	return 0;
 }
@@ -118,7 +116,7 @@ static int reloc_target(struct loader *l, const struct rsite *rs, struct obj_rel
 	}
 	if (shn >= SHN_LORESERVE)
 		return loader_fail(l, "%s: symbol '%s' has no section (index 0x%x)",
-				   site_where(rs), rs->sym->name, shn);
+				   site_where(l, rs), rs->sym->name, shn);
 	ts = &l->secs[shn];
 	switch (ts->kind) {
 	case LSEC_CODE:
@@ -126,20 +124,20 @@ static int reloc_target(struct loader *l, const struct rsite *rs, struct obj_rel
 	case LSEC_MAPS:
 	case LSEC_LEGACY_MAPS:
 		if (!rs->lddw)
-			return loader_fail(l, "%s: call to map '%s'", site_where(rs), rs->sym->name);
+			return loader_fail(l, "%s: call to map '%s'", site_where(l, rs), rs->sym->name);
 		r->kind = OBJ_RELO_MAP;
 		r->target = addr < 0 ? -1 : maps_find(l, shn, (uint64_t)addr);
 		if (r->target < 0)
 			return loader_fail(l, "%s: no map at offset 0x%llx of section '%s'",
-					   site_where(rs), (long long)addr, ts->name);
+					   site_where(l, rs), (long long)addr, ts->name);
 		return 0;
 	case LSEC_DATA:
 		if (!rs->lddw)
-			return loader_fail(l, "%s: call to data symbol '%s'", site_where(rs),
+			return loader_fail(l, "%s: call to data symbol '%s'", site_where(l, rs),
 					   rs->sym->name);
 		if (addr < 0 || (uint64_t)addr > ts->sh.sh_size)
 			return loader_fail(l, "%s: offset %lld is outside section '%s'",
-					   site_where(rs), (long long)addr, ts->name);
+					   site_where(l, rs), (long long)addr, ts->name);
 		r->kind = OBJ_RELO_GLOBAL;
 		r->target = ts->idx;
 		r->off = addr;
@@ -154,7 +152,7 @@ static int reloc_target(struct loader *l, const struct rsite *rs, struct obj_rel
 		break;
 	}
 	return loader_fail(l, "%s: symbol '%s' is in section '%s', which holds no code, maps or data",
-			   site_where(rs), rs->sym->name, ts->name);
+			   site_where(l, rs), rs->sym->name, ts->name);
 }
 
 /* Relocation I of REL section RS, applying to code section CS. */
@@ -163,7 +161,6 @@ static int code_reloc(struct loader *l, const struct lsec *rs, size_t i,
 {
 	const struct obj_section *s = &l->o->sections[cs->idx];
 	struct rsite site;
-	char where[160];
 	struct obj_reloc *r;
 	GElf_Rel rel;
 	uint64_t off;
@@ -179,28 +176,27 @@ static int code_reloc(struct loader *l, const struct lsec *rs, size_t i,
 	site.sec = cs->name;
 	site.idx = i;
 	site.off = (unsigned long long)off;
-	site.where = where;
 	if (off >= cs->size || cs->size - off < sizeof(struct bpf_insn))
-		return loader_fail(l, "%s is outside the section", site_where(&site));
+		return loader_fail(l, "%s is outside the section", site_where(l, &site));
 	if (off % sizeof(struct bpf_insn))
-		return loader_fail(l, "%s is not at an instruction boundary", site_where(&site));
+		return loader_fail(l, "%s is not at an instruction boundary", site_where(l, &site));
 	if (symi == 0 || symi >= l->nsyms)
 		return loader_fail(l, "%s: symbol index %zu is out of range (%zu symbols)",
-				   site_where(&site), symi, l->nsyms);
+				   site_where(l, &site), symi, l->nsyms);
 	site.sym = &l->syms[symi];
 	site.insn = &s->raw[off / 8];
 	site.lddw = type == R_BPF_64_64;
 	if (type == R_BPF_64_64 && site.insn->code != CODE_LDDW)
 		return loader_fail(l, "%s: R_BPF_64_64 on an instruction that is not LD imm64 (code 0x%02x)",
-				   site_where(&site), site.insn->code);
+				   site_where(l, &site), site.insn->code);
 	if (type == R_BPF_64_64 && cs->size - off < 2 * sizeof(struct bpf_insn))
 		return loader_fail(l, "%s: LD imm64 is cut off by the end of the section",
-				   site_where(&site));
+				   site_where(l, &site));
 	if (type == R_BPF_64_32 && site.insn->code != CODE_CALL)
 		return loader_fail(l, "%s: R_BPF_64_32 on an instruction that is not a call (code 0x%02x)",
-				   site_where(&site), site.insn->code);
+				   site_where(l, &site), site.insn->code);
 	if (type != R_BPF_64_64 && type != R_BPF_64_32)
-		return loader_fail(l, "%s: unsupported relocation type %u", site_where(&site), type);
+		return loader_fail(l, "%s: unsupported relocation type %u", site_where(l, &site), type);
 	r = vec_push(l->a, out, sizeof(*r));
 	r->slot = (uint32_t)(off / 8);
 	r->sym = site.sym->name;
