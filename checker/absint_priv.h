@@ -382,9 +382,14 @@ int absint_fact_decide_key(const struct walk *w, unsigned op, bool is64, uint32_
  * its negation (!HOLDS). */
 void absint_fact_push_key(struct walk *w, const struct fact_key *key, bool holds);
 
-/* absint.c, for absint_split.c: */
-/* Narrow value ID to T and what it is computed from (back), DEPTH deep. */
+/* absint_back.c, for absint.c and absint_split.c: */
+/* Narrow value ID to T and what it is computed from (absint_back), DEPTH
+ * deep. */
 bool absint_narrow(struct walk *w, uint32_t id, const struct absint_val *t, unsigned depth);
+/* Value ID's refined value (on the path) narrows what it is computed
+ * from, DEPTH deep; false: no run is left. */
+bool absint_back(struct walk *w, uint32_t id, unsigned depth);
+/* absint.c, for absint_split.c: */
 /* 1: `x op x` is true for op, 0: false, -1: it depends. */
 int absint_reflexive(unsigned op);
 /* ID is defined on the path and its value is 0 or 1. */
