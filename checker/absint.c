@@ -532,6 +532,10 @@ struct absint_val absint_reeval_pure(struct walk *w, uint32_t id, const struct s
 		r = w->env[id];   /* no run gets here: keep the plain value */
 		w->empty = true;
 	}
+	if (w->stamp[id] == w->keep) {
+		w->kept[w->nkept].id = id;
+		w->kept[w->nkept++].memo = w->memo[id];
+	}
 	w->stamp[id] = w->now;
 	w->memo[id] = r;
 	return r;
@@ -541,14 +545,18 @@ struct absint_val absint_reeval_pure(struct walk *w, uint32_t id, const struct s
 void absint_reeval_begin(struct walk *w)
 {
 	w->empty = false;
-	if (++w->now == 0) {      /* wrapped: forget every stamp */
+	if (++w->hi == NO_STAMP) {      /* wrapped: forget every stamp */
 		memset(w->stamp, 0, sizeof(*w->stamp) * w->p->nvalues);
-		w->now = 1;
+		w->hi = 1;
+		w->lost = w->keep != NO_STAMP;
+		w->keep = NO_STAMP;
 	}
+	w->now = w->hi;
 }
 
 struct absint_val absint_reeval_top(struct walk *w, uint32_t id)
 {
+	w->top_steps = w->r->steps;
 	absint_reeval_begin(w);
 	return absint_reeval(w, id, 48);
 }
@@ -640,7 +648,7 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 
 					if (absint_infeasible(w))
 						return false;
-					ok = absint_now_holds(w, v->args[0]);
+					ok = absint_now_holds_again(w, v->args[0]);
 					undo_to(w, mark);
 					if (ok || absint_split_proves(w, v->args[0], SPLIT_DEPTH))
 						c = absint_const(1);
@@ -862,7 +870,7 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 		  struct absint_result *r)
 {
 	struct absint_opts dflt = { .budget = ABSINT_DEFAULT_BUDGET };
-	struct walk w = { .p = p, .r = r };
+	struct walk w = { .p = p, .r = r, .keep = NO_STAMP };
 
 	memset(r, 0, sizeof(*r));
 	r->verdict = ABSINT_PROVED;
@@ -905,6 +913,7 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 		step(&w, f, f->next++);
 	}
 	free(w.env);
+	free(w.kept);
 	free(w.alias);
 	free(w.cells);
 	free(w.trail);

@@ -17,6 +17,7 @@
 #define HOLD_BITS (DEF_BIT | ALIAS_BIT) /* trail entry: holder[ID] was set here */
 #define CELL_SCAN 512u           /* cells looked at per lookup, newest first */
 #define BACK_DEPTH 8u            /* operand chains followed backward */
+#define NO_STAMP UINT32_MAX      /* never a memo's stamp (absint.c reeval_begin) */
 #define ROOT_CONST  0x80000000u  /* a cell's root: a constant address (absint_path.c addr_root) */
 #define ROOT_GLOBAL 0x40000000u
 
@@ -112,6 +113,13 @@ struct frame {
 	struct cmp_pre pre;       /* a BRANCH's comparison, found at edge 0 */
 };
 
+/* A memo entry as it was before an evaluation wrote over it (struct
+ * walk: keep). */
+struct kept {
+	uint32_t id;
+	struct absint_val memo;
+};
+
 struct walk {
 	const struct ssa_prog *p;
 	const struct absint_opts *o;
@@ -122,6 +130,14 @@ struct walk {
 	uint32_t *phi_arg;        /* by phi id: its operand on this path */
 	struct absint_val *memo;  /* by value id: re-evaluated (stamp) */
 	uint32_t *stamp, now;
+	uint32_t hi;              /* the newest stamp given (now may be older:
+	                           * absint_split.c now_holds_again) */
+	uint32_t keep;            /* a memo written over whose stamp is KEEP
+	                           * goes on KEPT first (NO_STAMP: none) */
+	struct kept *kept;        /* by value at most once */
+	size_t nkept;
+	bool lost;                /* the stamps wrapped while KEEP was set */
+	uint64_t top_steps;       /* the steps when absint_reeval_top began */
 	unsigned in_reeval;       /* inside reeval: memo holds this evaluation's */
 	uint32_t *alias;          /* by value id: the load it reads the same cell
 	                           * as on this path, or 0 */
@@ -439,6 +455,9 @@ struct absint_val absint_reeval_top(struct walk *w, uint32_t id);
 bool absint_infeasible(struct walk *w);
 /* COND is true when evaluated again from the path's facts. */
 bool absint_now_holds(struct walk *w, uint32_t cond);
+/* absint_now_holds just after absint_reeval_top of COND and a false
+ * absint_infeasible, with nothing changed since. */
+bool absint_now_holds_again(struct walk *w, uint32_t cond);
 /* A case split on COND's small-valued operands proves it in every case
  * (DEPTH: splits within a split so far). */
 bool absint_split_proves(struct walk *w, uint32_t cond, unsigned depth);

@@ -259,15 +259,60 @@ static bool rekey(struct walk *w)
 /* What is known on this path now (after a case's refinement) proves
  * the assert of condition COND on it: loads re-keyed, COND re-evaluated
  * non-zero, or the path (the case) has no run: an assume or a fact
- * asked again is false. Undone by the caller. */
+ * asked again is false. Undone by the caller. HOLDS_AFTER: the same,
+ * the loads re-keyed. */
+static bool holds_after(struct walk *w, uint32_t cond)
+{
+	struct absint_val r = absint_reeval_top(w, cond);
+
+	return w->empty || !absint_contains(&r, 0) || absint_infeasible(w) || branches_broken(w);
+}
+
 bool absint_now_holds(struct walk *w, uint32_t cond)
 {
-	struct absint_val r;
+	return !rekey(w) || holds_after(w, cond);
+}
 
-	if (!rekey(w))
+/* The same when the walk has just re-evaluated COND (absint_reeval_top:
+ * it may be 0) and asked the assumes (absint_infeasible: false), counting
+ * STEPS since top_steps, and nothing has changed since. When rekey
+ * changes nothing either (no trail entry: no alias, part, narrowing or
+ * cell), absint_now_holds would evaluate COND and the assumes again in
+ * the same state: the same results, memo entries and steps (tailcall's
+ * twelve failing asserts, every time). So that evaluation's memo is kept
+ * (what rekey's evaluations write over it, put back, and its stamp made
+ * current again), its steps counted again, and only the branches are
+ * asked (branches_broken, in that evaluation, as absint_now_holds does).
+ * Stamps are never reused (reeval_begin counts HI on), so an entry of
+ * rekey's is not taken for one of that evaluation's. */
+bool absint_now_holds_again(struct walk *w, uint32_t cond)
+{
+	uint64_t steps = w->r->steps - w->top_steps;
+	size_t ntrail = w->ntrail;
+	uint32_t now = w->now;
+	bool ok;
+
+	if (!w->kept && !(w->kept = malloc(sizeof(*w->kept) * w->p->nvalues)))
+		abort();         /* an entry a value at most: made on first use */
+	w->keep = now;
+	w->nkept = 0;
+	w->lost = false;
+	ok = rekey(w);
+	w->keep = NO_STAMP;
+	if (!ok)
 		return true;
-	r = absint_reeval_top(w, cond);
-	return w->empty || !absint_contains(&r, 0) || absint_infeasible(w) || branches_broken(w);
+	if (w->ntrail != ntrail || w->lost)
+		return holds_after(w, cond);
+	while (w->nkept) {
+		const struct kept *k = &w->kept[--w->nkept];
+
+		w->memo[k->id] = k->memo;
+		w->stamp[k->id] = now;
+	}
+	w->now = now;
+	w->empty = false;       /* as the evaluation and the assumes left it */
+	w->r->steps += steps;
+	return branches_broken(w);
 }
 
 /* The assert's condition COND may be 0 as a whole: true when, for some
