@@ -414,10 +414,12 @@ bool absint_is_bool(const struct walk *w, uint32_t id);
 bool absint_refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth);
 /* A value of kind K depends on its operands only (computed again, it is
  * the same value). */
+#define ABSINT_PURE (1u << SSA_ALU | 1u << SSA_UNARY | 1u << SSA_EXTRACT | 1u << SSA_INSERT | \
+		     1u << SSA_SELECT | 1u << SSA_CMP | 1u << SSA_PHI)
+_Static_assert(SSA_NKINDS <= 32, "absint_pure: a kind's bit");
 static inline bool absint_pure(enum ssa_kind k)
 {
-	return k == SSA_ALU || k == SSA_UNARY || k == SSA_EXTRACT || k == SSA_INSERT ||
-	       k == SSA_SELECT || k == SSA_CMP || k == SSA_PHI;
+	return ABSINT_PURE >> k & 1u;
 }
 
 /* ID computed again from its operands' values now (refined since it was
@@ -429,6 +431,7 @@ static inline bool absint_pure(enum ssa_kind k)
 struct absint_val absint_reeval_pure(struct walk *w, uint32_t id, const struct ssa_insn *v,
 				     unsigned depth);
 
+__attribute__((always_inline))
 static inline struct absint_val absint_reeval(struct walk *w, uint32_t id, unsigned depth)
 {
 	const struct ssa_insn *v;
