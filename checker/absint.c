@@ -507,18 +507,59 @@ static void select_alias(struct walk *w, const struct ssa_insn *v, const struct 
 		absint_alias(w, v->id, r, val);
 }
 
+/* absint_reeval of ID (DEPTH) where it is: the environment's, top, its
+ * memo entry (valid until another evaluation writes it). REEVAL_RUNS:
+ * that finds it by evaluating ID (absint_reeval_pure), which may begin a
+ * new evaluation (absint_select_now) and write any memo entry. */
+static inline bool reeval_runs(const struct walk *w, uint32_t id, unsigned depth)
+{
+	id = find(w, id);
+	return id != 0 && depth != 0 && absint_pure(w->p->values[id]->kind) && w->def[id] &&
+	       w->stamp[id] != w->now;
+}
+
+static inline const struct absint_val *reeval_at(struct walk *w, uint32_t id, unsigned depth)
+{
+	const struct ssa_insn *v;
+
+	id = find(w, id);
+	v = w->p->values[id];
+	if (id == 0 || depth == 0 || !absint_pure(v->kind) || !w->def[id])
+		return get_at(w, id);
+	if (w->stamp[id] == w->now)
+		return &w->memo[id];
+	return absint_reeval_pure(w, id, v, depth);
+}
+
 /* ID computed again from its operands' values now (refined by the edges
  * and assumes since it was defined), met with its value: both hold of the
- * one value on this path. DEPTH bounds the operand chains followed. */
-struct absint_val absint_reeval_pure(struct walk *w, uint32_t id, const struct ssa_insn *v,
-				     unsigned depth)
+ * one value on this path. DEPTH bounds the operand chains followed. Its
+ * memo entry, which holds it. An op_eval remembers reads its operands in
+ * place (copies of six words each), the first one copied when the second
+ * is evaluated (which may write the memo entry it is in). */
+const struct absint_val *absint_reeval_pure(struct walk *w, uint32_t id,
+					    const struct ssa_insn *v, unsigned depth)
 {
 	struct absint_val args[4], r;
 	uint32_t i;
+	unsigned n;
 
 	w->r->steps++;
 	if (v->kind == SSA_PHI) {
 		r = absint_reeval(w, w->phi_arg[id], depth - 1);
+	} else if ((n = op_inputs(v)) != 0 && v->nargs == n) {
+		const struct absint_val *a = reeval_at(w, v->args[0], depth - 1), *b = NULL;
+
+		if (n == 2) {
+			if (reeval_runs(w, v->args[1], depth - 1)) {
+				args[0] = *a;
+				a = &args[0];
+			}
+			b = reeval_at(w, v->args[1], depth - 1);
+		}
+		r = op_eval(w, v, a, b, n);
+		if (w->shl_of[id])
+			shifted(w, id, &r, absint_reeval(w, w->shl_of[id], depth - 1));
 	} else {
 		for (i = 0; i < v->nargs && i < 4; i++)
 			args[i] = absint_reeval(w, v->args[i], depth - 1);
@@ -538,7 +579,7 @@ struct absint_val absint_reeval_pure(struct walk *w, uint32_t id, const struct s
 	}
 	w->stamp[id] = w->now;
 	w->memo[id] = r;
-	return r;
+	return &w->memo[id];
 }
 
 /* A new evaluation: what reeval memoised before is forgotten. */

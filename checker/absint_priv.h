@@ -428,8 +428,8 @@ static inline bool absint_pure(enum ssa_kind k)
  * new evaluation of ID (48 deep). Inline: most operands it meets are
  * leaves or memoised in this evaluation; absint_reeval_pure computes
  * pure value ID (V, defined, not memoised) from its operands. */
-struct absint_val absint_reeval_pure(struct walk *w, uint32_t id, const struct ssa_insn *v,
-				     unsigned depth);
+const struct absint_val *absint_reeval_pure(struct walk *w, uint32_t id,
+					    const struct ssa_insn *v, unsigned depth);
 
 __attribute__((always_inline))
 static inline struct absint_val absint_reeval(struct walk *w, uint32_t id, unsigned depth)
@@ -444,7 +444,7 @@ static inline struct absint_val absint_reeval(struct walk *w, uint32_t id, unsig
 		return absint_top();
 	if (w->stamp[id] == w->now)
 		return w->memo[id];
-	return absint_reeval_pure(w, id, v, depth);
+	return *absint_reeval_pure(w, id, v, depth);
 }
 
 void absint_reeval_begin(struct walk *w);
