@@ -178,14 +178,12 @@ struct search {
 	 * failed the assert (pr holds that run: its calls, sr->tried) */
 	bool ran_cd;
 	/* the candidate an expansion derives its candidates from
-	 * (search_delta_begin): where it differs from its background, so
-	 * that a candidate that differs from it in a few bytes is encoded by
-	 * comparing those bytes only (search_push_delta); dbase NULL: none */
+	 * (search_delta_begin_queued) and its queue entry: a candidate that
+	 * differs from it in a few bytes is queued as those bytes
+	 * (search_push_delta); dbase NULL: none */
 	const struct cand *dbase;
+	const struct qent *dent;
 	unsigned dbg;                  /* its background */
-	bool dqueued;                  /* it came from the queue (its hash is in seen) */
-	struct dspan { uint16_t lo, hi; } *dspans;  /* bytes [lo, hi) differ, in order */
-	unsigned ndspans;
 	/* not zeroed (search_run_guided zeroes what is above; 9 KB of its
 	 * 18 a search): each is written before it is read */
 	struct cand cur;               /* the candidate popped last */
@@ -245,20 +243,17 @@ bool search_budget_full(const struct search *sr);
 /* Queue CD (unless the budget is full or it was queued before). */
 void search_push(struct search *sr, const struct cand *cd);
 /* Queue T, which equals CD outside bytes [LO1, HI1) and [LO2, HI2)
- * (LO1 <= HI1 <= LO2 <= HI2): as search_push(T), encoded from
- * search_delta_begin's note when CD is its candidate. */
+ * (LO1 <= HI1 <= LO2 <= HI2): as search_push(T), as those bytes over
+ * CD's entry when CD is search_delta_begin_queued's candidate. */
 void search_push_delta2(struct search *sr, const struct cand *cd, const struct cand *t,
 			size_t lo1, size_t hi1, size_t lo2, size_t hi2);
 /* The same with one range [LO, HI). */
 void search_push_delta(struct search *sr, const struct cand *cd, const struct cand *t, size_t lo,
 		       size_t hi);
-/* Note where CD differs from its background, for the pushes of one
- * expansion of CD (search_delta_end after them). */
-void search_delta_begin(struct search *sr, const struct cand *cd);
-void search_delta_end(struct search *sr);
-/* The same for CD decoded from queue entry E (search_decode), from E's
- * runs: not a scan of all of CD. */
+/* CD, decoded from queue entry E (search_decode), is the candidate of
+ * the pushes of one expansion (search_delta_end after them). */
 void search_delta_begin_queued(struct search *sr, const struct cand *cd, const struct qent *e);
+void search_delta_end(struct search *sr);
 /* The candidate queued as E. */
 void search_decode(const struct search *sr, const struct qent *e, struct cand *cd);
 #endif

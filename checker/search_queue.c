@@ -9,13 +9,17 @@
 #include <string.h>
 
 /* A queued candidate: the runs of bytes where it differs from background
- * BG (each a struct qrun, then its bytes). A candidate is 4 KiB, mostly
+ * BG (each a struct qrun, then its bytes), or, with a parent, the runs
+ * where it differs from that queued candidate (a delta entry: the ranges
+ * an expansion changed, search_push_delta2). A candidate is 4 KiB, mostly
  * background, and far more are queued than run (trace_exec's worst case:
  * 44 queued, 12 run): whole copies were most of the pages a search
  * touched, and a fresh page costs more than the rest of a try on a
  * virtual machine that shadows page tables (docs/performance.md). */
 struct qent {
-	uint8_t bg;
+	const struct qent *parent;     /* NULL: runs against the background */
+	uint64_t hash;                 /* cand_hash of the candidate */
+	uint8_t bg;                    /* bg_of the candidate */
 	uint32_t size;                 /* bytes of data */
 	uint8_t data[];
 };
@@ -24,13 +28,42 @@ struct qrun {
 	uint16_t off, len;
 };
 
-/* struct dspan's and struct qrun's offsets are 16 bits */
+/* struct qrun's offsets are 16 bits */
 _Static_assert(sizeof(struct cand) <= UINT16_MAX, "a candidate's offsets fit 16 bits");
 
 #define QRUN_GAP 8u                    /* equal bytes shorter than this stay inside a run */
 
 /* A candidate's encoding: at most QBUF_SIZE bytes. */
 #define QBUF_SIZE (sizeof(struct cand) + (sizeof(struct cand) / QRUN_GAP + 1) * sizeof(struct qrun))
+
+/* The queue's hash of a candidate C on background BG (bg_of C: a
+ * function of C) is BG's term plus byte_term(i, C[i] ^ BG[i]) summed
+ * over its bytes (mod 2^64): 0 for a byte equal to the background's, so
+ * a sum over the bytes that differ, and a candidate made by changing a
+ * few bytes of another on the same background has the other's hash
+ * with those bytes' terms replaced (search_push_delta2: no scan, no
+ * encoding). Equal candidates have equal hashes; the queue drops a
+ * candidate whose hash it has seen, as it did with the hash of the
+ * encoding (two different ones sharing a 64-bit hash: as likely). */
+static inline uint64_t byte_term(size_t i, uint8_t v)
+{
+	return v ? search_mix(((uint64_t)i << 8 | v) * 0x9e3779b97f4a7c15ull) : 0;
+}
+
+static uint64_t bg_term(unsigned bg)
+{
+	return bg ? 0x2545f4914f6cdd1dull : 0;
+}
+
+/* The terms of bytes [LO, HI) of P against background B */
+static uint64_t range_terms(const uint8_t *p, const uint8_t *b, size_t lo, size_t hi)
+{
+	uint64_t h = 0;
+
+	for (; lo < hi; lo++)
+		h += byte_term(lo, p[lo] ^ b[lo]);
+	return h;
+}
 
 bool search_budget_full(const struct search *sr)
 {
@@ -132,15 +165,29 @@ static size_t denc_end(struct denc *d)
 }
 
 /* CD as runs against its background, into BUF (QBUF_SIZE bytes): the
- * data's length; *BG the background. Two candidates with the same
- * background and bytes are the same: what the queue's hash is taken of. */
-static size_t encode(const struct search *sr, const struct cand *cd, uint8_t *buf, unsigned *bg)
+ * data's length; *BG the background, *HASH CD's hash (byte_term). */
+static size_t encode(const struct search *sr, const struct cand *cd, uint8_t *buf, unsigned *bg,
+		     uint64_t *hash)
 {
 	struct denc d = { .buf = buf, .p = (const uint8_t *)cd };
+	const uint8_t *b;
+	size_t n = 0;
+	uint64_t h;
 
 	*bg = bg_of(sr, cd);
-	denc_scan(&d, (const uint8_t *)&sr->bg[*bg], 0, sizeof(*cd));
-	return denc_end(&d);
+	b = (const uint8_t *)&sr->bg[*bg];
+	denc_scan(&d, b, 0, sizeof(*cd));
+	denc_end(&d);
+	h = bg_term(*bg);
+	while (n < d.n) {               /* the runs' bytes: the others equal B */
+		struct qrun r;
+
+		memcpy(&r, buf + n, sizeof(r));
+		h += range_terms((const uint8_t *)cd, b, r.off, (size_t)r.off + r.len);
+		n += sizeof(r) + r.len;
+	}
+	*hash = h;
+	return d.n;
 }
 
 void search_decode(const struct search *sr, const struct qent *e, struct cand *cd)
@@ -148,7 +195,10 @@ void search_decode(const struct search *sr, const struct qent *e, struct cand *c
 	uint8_t *p = (uint8_t *)cd;
 	size_t n = 0;
 
-	memcpy(cd, &sr->bg[e->bg], sizeof(*cd));
+	if (e->parent)
+		search_decode(sr, e->parent, cd);
+	else
+		memcpy(cd, &sr->bg[e->bg], sizeof(*cd));
 	while (n < e->size) {
 		struct qrun r;
 
@@ -158,32 +208,23 @@ void search_decode(const struct search *sr, const struct qent *e, struct cand *c
 	}
 }
 
-/* The queue entry of BUF[0..N) on background BG, unless the same was
- * queued before. */
-static void enqueue(struct search *sr, const uint8_t *buf, size_t n, unsigned bg)
+/* Queue a new entry of N bytes of data (the caller writes them) for a
+ * candidate of hash HASH on background BG, unless one of that hash was
+ * queued before (NULL then). */
+static struct qent *enqueue(struct search *sr, const struct qent *parent, uint64_t hash,
+			    unsigned bg, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull, w;
 	struct qent *e;
-	size_t i;
 
-	/* the hash of (BG, N, BUF): 8 bytes a step (a byte a step was 14
-	 * instructions a byte of the encoding, half of an enqueue) */
-	h = (h ^ bg ^ (uint64_t)n << 8) * 0x9e3779b97f4a7c15ull;
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&w, buf + i, 8);
-		h = (h ^ w) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 32;
-	}
-	for (; i < n; i++)
-		h = (h ^ buf[i]) * 0x100000001b3ull;
-	if (!search_set_add(&sr->seen, search_mix(h)))
-		return;
+	if (!search_set_add(&sr->seen, search_mix(hash)))
+		return NULL;
 	/* in the search's arena: at most the budget's entries are made (a
 	 * malloc and a free each were a third of an enqueue) */
 	e = arena_alloc8(sr->qa, sizeof(*e) + n);
+	e->parent = parent;
+	e->hash = hash;
 	e->bg = (uint8_t)bg;
 	e->size = (uint32_t)n;
-	memcpy(e->data, buf, n);
 	if (sr->front) {
 		sr->qhead = (sr->qhead + sr->qcap - 1) % sr->qcap;
 		sr->q[sr->qhead] = e;
@@ -191,159 +232,104 @@ static void enqueue(struct search *sr, const uint8_t *buf, size_t n, unsigned bg
 	} else {
 		sr->q[(sr->qhead + sr->qlen++) % sr->qcap] = e;
 	}
+	return e;
 }
 
 void search_push(struct search *sr, const struct cand *cd)
 {
 	uint8_t buf[QBUF_SIZE];
+	struct qent *e;
 	unsigned bg;
+	uint64_t h;
 	size_t n;
 
 	if (search_budget_full(sr))
 		return;
-	n = encode(sr, cd, buf, &bg);
-	enqueue(sr, buf, n, bg);
+	n = encode(sr, cd, buf, &bg, &h);
+	if ((e = enqueue(sr, NULL, h, bg, n)))
+		memcpy(e->data, buf, n);
 }
 
-/* ---- encoding a candidate by its few changed bytes ----------------------
+/* ---- a candidate by its few changed bytes -------------------------------
  * An expansion makes its candidates from one candidate CD, each a copy
  * with a few bytes changed; encoding each against its background compared
  * all of its 4.5 KB (most of a push: tc_classifier's bound, 194 pushes,
- * 2.2K instructions each). search_delta_begin notes once where CD differs
- * from its background; search_push_delta then compares only the changed
- * ranges and takes the rest from that note (docs/architecture.md,
- * "Concrete search before Z3"). */
-
-/* The ranges of [FROM, TO) where P and B differ appended to SR's spans
- * (*CAP: their room, grown by doubling). */
-static void add_spans(struct search *sr, const uint8_t *p, const uint8_t *b, size_t from,
-		      size_t to, unsigned *cap)
-{
-	size_t j, s;
-
-	for (j = from; next_diff(p, b, j, to, &s, &j); ) {
-		if (sr->ndspans == *cap) {
-			*cap = *cap ? 2 * *cap : 16;
-			sr->dspans = realloc(sr->dspans, *cap * sizeof(*sr->dspans));
-			if (!sr->dspans)
-				abort();
-		}
-		sr->dspans[sr->ndspans++] = (struct dspan){ (uint16_t)s, (uint16_t)j };
-	}
-}
-
-void search_delta_begin(struct search *sr, const struct cand *cd)
-{
-	unsigned cap = 0;
-
-	sr->dbg = bg_of(sr, cd);
-	sr->ndspans = 0;
-	add_spans(sr, (const uint8_t *)cd, (const uint8_t *)&sr->bg[sr->dbg], 0, sizeof(*cd), &cap);
-	sr->dbase = cd;
-	sr->dqueued = false;
-}
+ * 2.2K instructions each), and later the changed bytes with the base's
+ * differing spans (700). Now CD's queue entry is the new entry's parent:
+ * the entry holds the changed ranges only, and its hash is CD's with
+ * those bytes' terms replaced (docs/architecture.md, "Concrete search
+ * before Z3"). */
 
 void search_delta_begin_queued(struct search *sr, const struct cand *cd, const struct qent *e)
 {
-	const uint8_t *p = (const uint8_t *)cd, *b = (const uint8_t *)&sr->bg[e->bg];
-	size_t n = 0;
-	unsigned cap = 0;
-
-	/* E's background is bg_of(CD) (encode chose it from the same
-	 * bytes); CD equals it outside E's runs, and more than QRUN_GAP
-	 * equal bytes part two runs, so each span is inside one */
-	sr->dbg = e->bg;
-	sr->ndspans = 0;
-	while (n < e->size) {
-		struct qrun r;
-
-		memcpy(&r, e->data + n, sizeof(r));
-		n += sizeof(r) + r.len;
-		add_spans(sr, p, b, r.off, (size_t)r.off + r.len, &cap);
-	}
 	sr->dbase = cd;
-#ifdef SEARCH_DELTA_CHECK
-	{
-		struct dspan *mine = sr->dspans;
-		unsigned nmine = sr->ndspans;
-
-		sr->dspans = NULL;
-		search_delta_begin(sr, cd);    /* the scan of all of CD */
-		if (sr->ndspans != nmine || sr->dbg != e->bg ||
-		    (nmine && memcmp(mine, sr->dspans, nmine * sizeof(*mine))))
-			abort();
-		free(mine);
-	}
-#endif
-	sr->dqueued = true;
+	sr->dent = e;
+	sr->dbg = e->bg;               /* bg_of(CD): encode chose it from the same bytes */
 }
 
 void search_delta_end(struct search *sr)
 {
-	free(sr->dspans);
-	sr->dspans = NULL;
-	sr->ndspans = 0;
 	sr->dbase = NULL;
+	sr->dent = NULL;
+}
+
+/* T's bytes [LO, HI) as a run of E's data at *N */
+static void put_range(struct qent *e, size_t *n, const struct cand *t, size_t lo, size_t hi)
+{
+	struct qrun r = { .off = (uint16_t)lo, .len = (uint16_t)(hi - lo) };
+
+	if (lo == hi)
+		return;
+	memcpy(e->data + *n, &r, sizeof(r));
+	memcpy(e->data + *n + sizeof(r), (const uint8_t *)t + lo, hi - lo);
+	*n += sizeof(r) + (hi - lo);
 }
 
 void search_push_delta2(struct search *sr, const struct cand *cd, const struct cand *t,
 			size_t lo1, size_t hi1, size_t lo2, size_t hi2)
 {
-	uint8_t buf[QBUF_SIZE];
-	struct denc d = { .buf = buf, .p = (const uint8_t *)t };
-	size_t r[3][2] = { { lo1, hi1 }, { lo2, hi2 }, { sizeof(*t), sizeof(*t) } }, pos = 0;
-	const uint8_t *b;
-	unsigned bg, i, k = 0;
+	const uint8_t *b, *pt = (const uint8_t *)t, *pc = (const uint8_t *)cd;
+	struct qent *e;
+	uint64_t h;
+	size_t n = 0;
 
 	if (search_budget_full(sr))
 		return;
 	/* T is CD (a flip to the same bytes: an operand equal to the
-	 * other): CD came from the queue, so its encoding's hash is in
-	 * sr->seen and enqueue would drop T (24 of tc_classifier's 192) */
-	if (sr->dqueued && sr->dbase == cd &&
-	    !memcmp((const uint8_t *)t + lo1, (const uint8_t *)cd + lo1, hi1 - lo1) &&
-	    !memcmp((const uint8_t *)t + lo2, (const uint8_t *)cd + lo2, hi2 - lo2))
+	 * other): CD came from the queue, so its hash is in sr->seen and
+	 * enqueue would drop T (24 of tc_classifier's 192) */
+	if (sr->dbase == cd && !memcmp(pt + lo1, pc + lo1, hi1 - lo1) &&
+	    !memcmp(pt + lo2, pc + lo2, hi2 - lo2))
 		return;
-	/* T's background is CD's when T equals CD on the bytes bg_of reads */
-	if (sr->dbase == cd && (hi1 <= BG_BYTES || lo1 >= BG_BYTES + S_ENTSZ) &&
-	    (hi2 <= BG_BYTES || lo2 >= BG_BYTES + S_ENTSZ))
-		bg = sr->dbg;
-	else
-		bg = bg_of(sr, t);
-	if (sr->dbase != cd || bg != sr->dbg) {
+	/* T's background is CD's when T equals CD on the bytes bg_of reads;
+	 * another background, or a base that is not the expansion's: whole */
+	if (sr->dbase != cd ||
+	    ((!(hi1 <= BG_BYTES || lo1 >= BG_BYTES + S_ENTSZ) ||
+	      !(hi2 <= BG_BYTES || lo2 >= BG_BYTES + S_ENTSZ)) && bg_of(sr, t) != sr->dbg)) {
 		search_push(sr, t);
 		return;
 	}
-	b = (const uint8_t *)&sr->bg[bg];
-	for (i = 0; i < 3; i++) {
-		/* the base's differing bytes in [pos, lo): T's are the same */
-		for (; k < sr->ndspans && sr->dspans[k].lo < r[i][0]; k++) {
-			size_t s = sr->dspans[k].lo > pos ? sr->dspans[k].lo : pos;
-			size_t e = sr->dspans[k].hi < r[i][0] ? sr->dspans[k].hi : r[i][0];
-
-			if (s < e)
-				denc_span(&d, s, e);
-			if (sr->dspans[k].hi > r[i][0])
-				break;     /* it goes on into the range */
-		}
-		denc_scan(&d, b, r[i][0], r[i][1]);
-		if (r[i][1] > pos)
-			pos = r[i][1];
-		while (k < sr->ndspans && sr->dspans[k].hi <= pos)
-			k++;
-	}
-	denc_end(&d);
+	b = (const uint8_t *)&sr->bg[sr->dbg];
+	h = sr->dent->hash - range_terms(pc, b, lo1, hi1) + range_terms(pt, b, lo1, hi1) -
+	    range_terms(pc, b, lo2, hi2) + range_terms(pt, b, lo2, hi2);
 #ifdef SEARCH_DELTA_CHECK
 	{
 		uint8_t full[QBUF_SIZE];
 		unsigned fbg;
-		size_t fn = encode(sr, t, full, &fbg);
+		uint64_t fh;
 
-		if (fn != d.n || fbg != bg || memcmp(full, buf, fn))
+		encode(sr, t, full, &fbg, &fh);
+		if (fh != h || fbg != sr->dbg)
 			abort();   /* the ASan and fuzz builds of .ci/run check every push */
 	}
 #endif
-	enqueue(sr, buf, d.n, bg);
+	e = enqueue(sr, sr->dent, h, sr->dbg,
+		    2 * sizeof(struct qrun) + (hi1 - lo1) + (hi2 - lo2));
+	if (!e)
+		return;
+	put_range(e, &n, t, lo1, hi1);
+	put_range(e, &n, t, lo2, hi2);
+	e->size = (uint32_t)n;
 }
 
 void search_push_delta(struct search *sr, const struct cand *cd, const struct cand *t, size_t lo,
