@@ -18,19 +18,53 @@ static uint64_t bswap(uint64_t v, unsigned bits)
 	return r;
 }
 
-static uint64_t load_le(const uint8_t *p, unsigned n)
+/* N is 1, 2, 4 or 8 (well_formed) for the accesses; the shifts and ors
+ * of a known count are one load or store where the host is little-endian
+ * (a byte a step was a loop of 3 instructions a byte) */
+static inline uint64_t load_le(const uint8_t *p, unsigned n)
 {
 	uint64_t v = 0;
 
+	switch (n) {
+	case 1:
+		return p[0];
+	case 2:
+		return (uint64_t)p[0] | (uint64_t)p[1] << 8;
+	case 4:
+		return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+		       (uint64_t)p[3] << 24;
+	case 8:
+		return (uint64_t)p[0] | (uint64_t)p[1] << 8 | (uint64_t)p[2] << 16 |
+		       (uint64_t)p[3] << 24 | (uint64_t)p[4] << 32 | (uint64_t)p[5] << 40 |
+		       (uint64_t)p[6] << 48 | (uint64_t)p[7] << 56;
+	}
 	while (n--)
 		v = (v << 8) | p[n];
 	return v;
 }
 
-static void store_le(uint8_t *p, unsigned n, uint64_t v)
+static inline void store_le(uint8_t *p, unsigned n, uint64_t v)
 {
 	unsigned i;
 
+	switch (n) {
+	case 8:
+		p[7] = (uint8_t)(v >> 56);
+		p[6] = (uint8_t)(v >> 48);
+		p[5] = (uint8_t)(v >> 40);
+		p[4] = (uint8_t)(v >> 32);
+		/* fall through */
+	case 4:
+		p[3] = (uint8_t)(v >> 24);
+		p[2] = (uint8_t)(v >> 16);
+		/* fall through */
+	case 2:
+		p[1] = (uint8_t)(v >> 8);
+		/* fall through */
+	case 1:
+		p[0] = (uint8_t)v;
+		return;
+	}
 	for (i = 0; i < n; i++, v >>= 8)
 		p[i] = (uint8_t)v;
 }
@@ -199,12 +233,23 @@ void interp_track(struct interp *ip, int index, uint8_t *seen, uint32_t off, uin
 /* Bytes [OFF, OFF + SIZE) of R are touched (interp_track). */
 static void touch(const struct interp_region *r, uint64_t off, uint64_t size)
 {
+	static const uint8_t ones[8] = { 1, 1, 1, 1, 1, 1, 1, 1 };
 	uint64_t lo = off > r->seen_off ? off : r->seen_off;
 	uint64_t hi = off + size < (uint64_t)r->seen_off + r->seen_len ?
 		      off + size : (uint64_t)r->seen_off + r->seen_len;
+	uint8_t *p = r->seen + (lo - r->seen_off);
 
-	if (lo < hi)
-		memset(r->seen + (lo - r->seen_off), 1, hi - lo);
+	if (lo >= hi)
+		return;
+	/* an access's 1, 2, 4 or 8 bytes: stores of a known size (a memset
+	 * call was most of a tracked access) */
+	switch (hi - lo) {
+	case 1: p[0] = 1; return;
+	case 2: memcpy(p, ones, 2); return;
+	case 4: memcpy(p, ones, 4); return;
+	case 8: memcpy(p, ones, 8); return;
+	}
+	memset(p, 1, hi - lo);
 }
 
 uint8_t *interp_mem(struct interp *ip, uint64_t addr, uint32_t size,
@@ -433,6 +478,8 @@ static bool go(struct interp *ip, int sec, int64_t slot)
 			    (long long)slot);
 	ip->sec = sec;
 	ip->pc = (uint32_t)slot;
+	ip->code = ip->secs[sec];
+	ip->ncode = ip->nslots[sec];
 	return true;
 }
 
@@ -442,7 +489,7 @@ static inline bool next(struct interp *ip)
 {
 	uint32_t pc = ip->pc + 1;
 
-	if (pc < ip->nslots[ip->sec] && !ip->secs[ip->sec][pc].cont) {
+	if (pc < ip->ncode && !ip->code[pc].cont) {
 		ip->pc = pc;
 		return true;
 	}
@@ -570,7 +617,7 @@ static inline bool jump(struct interp *ip, const struct insn *in, bool taken)
 	int64_t off = in->op == ISA_JA && !in->is64 ? in->imm : in->off;
 	int64_t slot = (int64_t)ip->pc + 1 + (taken ? off : 0);
 
-	if (slot >= 0 && slot < ip->nslots[ip->sec] && !ip->secs[ip->sec][slot].cont) {
+	if (slot >= 0 && slot < ip->ncode && !ip->code[slot].cont) {
 		ip->pc = (uint32_t)slot;
 		return true;
 	}
@@ -618,13 +665,25 @@ static bool load_unmapped(struct interp *ip, uint64_t addr, uint32_t size,
 	return true;
 }
 
+/* The access width of a load, store, atomic or legacy packet load: 1,
+ * 2, 4 or 8 bytes (well_formed) */
+static inline bool sized(struct interp *ip, const struct insn *in)
+{
+	if (in->size == 1 || in->size == 2 || in->size == 4 || in->size == 8)
+		return true;
+	return fail(ip, INTERP_INVALID, "slot %u: access size %u", ip->pc, in->size);
+}
+
 static bool exec_load(struct interp *ip, const struct insn *in)
 {
 	uint64_t addr = ip->regs[in->src] + (int64_t)in->off;
-	int i = find(ip, addr, in->size);
+	int i;
 	uint8_t *p;
 	uint64_t v;
 
+	if (!sized(ip, in))
+		return false;
+	i = find(ip, addr, in->size);
 	if (i < 0 && ip->env.load_unmapped && !overlaps_any(ip, addr, in->size)) {
 		if (!load_unmapped(ip, addr, in->size, &v))
 			return false;
@@ -644,8 +703,11 @@ static bool exec_store(struct interp *ip, const struct insn *in)
 	uint64_t addr = ip->regs[in->dst] + (int64_t)in->off;
 	uint64_t v = in->op == ISA_STX ? ip->regs[in->src]
 				       : (uint64_t)(int64_t)in->imm;
-	uint8_t *p = access(ip, addr, in->size, true, "store");
+	uint8_t *p;
 
+	if (!sized(ip, in))
+		return false;
+	p = access(ip, addr, in->size, true, "store");
 	if (!p)
 		return false;
 	store_le(p, in->size, v);
@@ -657,8 +719,11 @@ static bool exec_atomic(struct interp *ip, const struct insn *in)
 	uint64_t addr = ip->regs[in->dst] + (int64_t)in->off;
 	unsigned bits = 8u * in->size;
 	uint8_t *p;
-	uint64_t old, s = val_zext(ip->regs[in->src], bits), v = 0;
+	uint64_t old, s, v = 0;
 
+	if (!sized(ip, in))
+		return false;
+	s = val_zext(ip->regs[in->src], bits);
 	if (in->size != 4 && in->size != 8)
 		return fail(ip, INTERP_INVALID, "slot %u: atomic of %u bytes",
 			    ip->pc, in->size);
@@ -713,6 +778,8 @@ static bool exec_ldpkt(struct interp *ip, const struct insn *in)
 	int64_t off = in->imm;
 	size_t i;
 
+	if (!sized(ip, in))
+		return false;
 	if (in->op == ISA_LDIND)
 		off = (int32_t)(uint32_t)(ip->regs[in->src] + (int64_t)in->imm);
 	if (idx < 0)
@@ -798,17 +865,14 @@ static bool exec(struct interp *ip, const struct insn *in)
 		    "0x%02x)", ip->pc, in->code);
 }
 
+/* Its registers exist; a memory access's width is checked by its
+ * handler (sized), before anything else it does: exec reads registers
+ * only before it dispatches, so a bad width ends the run as here. */
 static bool well_formed(struct interp *ip, const struct insn *in)
 {
 	if (in->dst >= ISA_NREGS || in->src >= ISA_NREGS)
 		return fail(ip, INTERP_INVALID, "slot %u: register out of "
 			    "range (dst %u, src %u)", ip->pc, in->dst, in->src);
-	if ((in->op == ISA_LDX || in->op == ISA_LDXSX || in->op == ISA_ST ||
-	     in->op == ISA_STX || in->op == ISA_ATOMIC || in->op == ISA_LDABS ||
-	     in->op == ISA_LDIND) &&
-	    in->size != 1 && in->size != 2 && in->size != 4 && in->size != 8)
-		return fail(ip, INTERP_INVALID, "slot %u: access size %u",
-			    ip->pc, in->size);
 	return true;
 }
 
@@ -818,9 +882,11 @@ static bool well_formed(struct interp *ip, const struct insn *in)
 static void run_loop(struct interp *ip)
 {
 	uint64_t limit = ip->max_steps ? ip->max_steps : INTERP_DEFAULT_STEPS;
+	/* the environment is set before a run (interp.h) */
+	void (*on_insn)(void *, int, uint32_t, const uint64_t *) = ip->env.on_insn;
 
 	while (!ip->failed && !ip->returned) {
-		const struct insn *in = &ip->secs[ip->sec][ip->pc];
+		const struct insn *in = &ip->code[ip->pc];
 
 		if (ip->res.steps >= limit) {
 			fail(ip, INTERP_STEP_LIMIT, "slot %u: step limit of "
@@ -828,8 +894,8 @@ static void run_loop(struct interp *ip)
 			     (unsigned long long)limit);
 			break;
 		}
-		if (ip->env.on_insn)
-			ip->env.on_insn(ip->env.arg, ip->sec, ip->pc, ip->regs);
+		if (on_insn)
+			on_insn(ip->env.arg, ip->sec, ip->pc, ip->regs);
 		ip->res.steps++;
 		if (well_formed(ip, in))
 			exec(ip, in);
@@ -862,6 +928,8 @@ int interp_invoke(struct interp *ip, int sec, uint32_t slot,
 	memcpy(ip->regs, regs, sizeof(regs));
 	ip->sec = csec;
 	ip->pc = cpc;
+	ip->code = ip->secs[csec];
+	ip->ncode = ip->nslots[csec];
 	return 0;
 }
 
@@ -889,6 +957,8 @@ int interp_run(struct interp *ip, int sec, uint32_t slot,
 	ip->returned = false;
 	ip->sec = sec;
 	ip->pc = slot;
+	ip->code = ip->secs[sec];
+	ip->ncode = ip->nslots[sec];
 	ip->stop_depth = 0;
 	ip->running = true;
 	run_loop(ip);

@@ -188,6 +188,10 @@ struct interp {
 	unsigned depth;          /* frames in use */
 	int sec;                 /* the instruction being executed */
 	uint32_t pc;
+	/* secs[sec] and nslots[sec] (set with sec: go, interp_run,
+	 * interp_invoke): the running section's, read per instruction */
+	const struct insn *code;
+	uint32_t ncode;
 	struct vec regions;      /* struct interp_region, malloc'd (buf_push) */
 	int hit;                 /* the region an access's scan found last */
 	uint8_t stacks[INTERP_MAX_FRAMES][ISA_STACK_SIZE];
