@@ -260,7 +260,7 @@ static void apply_hint(struct cand *cd, const struct hint *h)
 
 #define COFF(t, field) ((size_t)((const uint8_t *)&(t)->field - (const uint8_t *)(t)))
 
-/* The candidates of an expansion of CD are made in T, which is a copy of
+/* The candidates of an expansion of CD are made in T (sr->tmp), which is a copy of
  * CD before and after each one (expand, guide_flip): each changes a few
  * bytes of T, is pushed, and puts them back (a copy of the 4.5 KB per
  * candidate was most of an expansion: loop_sum's bound, 900 instructions
@@ -343,23 +343,33 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 		}
 	}
 	/* no byte pattern of X, and the branch wants 0: X may be a masked
-	 * load; clear X's bits where the bytes have all of them */
+	 * load; clear X's bits where the bytes have all of them (X's bytes
+	 * that are not 0 compared, as XB at positions AT: most of X's 8
+	 * bytes are 0, and tested a byte a step they were most of a flip) */
 	for (be = 0; !hits && !y && be < 2 && (be == 0 || w > 1); be++) {
-		for (j = 0; j + 1 < w && !(uint8_t)(x >> (8 * (be ? w - 1 - j : j))); j++)
-			;                  /* a byte of X's bits that is not 0 */
-		for (off = 0; off + w <= n && hits < 4; off++) {
-			uint8_t xj = (uint8_t)(x >> (8 * (be ? w - 1 - j : j)));
-			uint64_t v = 0;
+		uint8_t xb[8], at[8], x0;
+		unsigned m = 0, k, a0;
 
-			if ((buf[off + j] & xj) != xj)
-				continue;  /* byte j lacks some of X's bits there */
-			for (i = 0; i < w; i++)
-				v |= (uint64_t)buf[off + i] << (8 * (be ? w - 1 - i : i));
-			if ((v & x) != x)
-				continue;
+		for (i = 0; i < w; i++) {
+			uint8_t b = (uint8_t)(x >> (8 * (be ? w - 1 - i : i)));
+
+			if (b) {
+				xb[m] = b;
+				at[m++] = (uint8_t)i;
+			}
+		}
+		a0 = at[0];                /* X is not 0: m >= 1 */
+		x0 = xb[0];
+		for (off = 0; off + w <= n && hits < 4; off++) {
+			if ((buf[off + a0] & x0) != x0)
+				continue;  /* the first lacks some of X's bits there */
+			for (k = 1; k < m && (buf[off + at[k]] & xb[k]) == xb[k]; k++)
+				;
+			if (k < m)
+				continue;  /* another does */
 			hits++;
-			for (i = 0; i < w; i++)
-				tb[off + i] = (uint8_t)((v & ~x) >> (8 * (be ? w - 1 - i : i)));
+			for (k = 0; k < m; k++)
+				tb[off + at[k]] = (uint8_t)(buf[off + at[k]] & ~xb[k]);
 			search_push_delta(sr, cd, t, (size_t)(tb - (uint8_t *)t) + off,
 				   (size_t)(tb - (uint8_t *)t) + off + w);
 			memcpy(tb + off, buf + off, w);
@@ -529,11 +539,10 @@ static bool flip_turn(struct search *sr, const struct cmp *c)
 /* The guide's first decision the run of CD made the other way: that
  * branch flipped, its candidates first in the queue (a run that follows
  * the guide up to where it ends flips nothing). */
-static void guide_flip(struct search *sr, const struct cand *cd, struct probe *pr)
+static void guide_flip(struct search *sr, const struct cand *cd, struct probe *pr, struct cand *t)
 {
 	const struct search_guide *g = sr->guide;
 	unsigned i, j = 0, k, n = pr->ncmps - (pr->pending ? 1 : 0);
-	struct cand *t;
 
 	if (!g || search_budget_full(sr))
 		return;
@@ -549,12 +558,8 @@ static void guide_flip(struct search *sr, const struct cand *cd, struct probe *p
 		if (sr->gtries[j] >= S_GUIDED)
 			return;
 		sr->gtries[j]++;
-		t = malloc(sizeof(*t));
-		if (!t)
-			abort();
 		sr->front = true;
 		k = sr->qlen;
-		memcpy(t, cd, sizeof(*t));
 		flip(sr, cd, pr, c, t);
 		if (sr->qlen == k && pr->nents) {
 			/* nothing in the input is the operand (a pointer a
@@ -566,25 +571,21 @@ static void guide_flip(struct search *sr, const struct cand *cd, struct probe *p
 					t->ent[k][j] = j % 4 == 0;
 			sr->front = false;    /* after what the search has */
 			search_push(sr, t);
+			memcpy(t->ent, cd->ent, pr->nents * sizeof(t->ent[0]));   /* T is CD */
 		}
 		sr->front = false;
-		free(t);
 		return;
 	}
 }
 
-static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
+/* T: a copy of CD, changed on return */
+static void expand(struct search *sr, const struct cand *cd, struct probe *pr, struct cand *t)
 {
-	struct cand *t;
 	bool fresh = false, longer;
 	unsigned i, k, o;
 
 	if (search_budget_full(sr))           /* nothing it makes would run */
 		return;
-	t = malloc(sizeof(*t));
-	if (!t)
-		abort();
-	memcpy(t, cd, sizeof(*t));
 	for (i = 0; i < pr->ncmps; i++)
 		if (!pr->pending || i + 1 < pr->ncmps)
 			fresh |= search_set_add(&sr->cov,
@@ -620,11 +621,11 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr)
 			flip_bytes(sr, cd, c, t);
 	}
 	for (i = 0; fresh && i < sr->nhints; i++) {
-		memcpy(t, cd, sizeof(*t));     /* T is CD no more */
+		if (i)
+			memcpy(t, cd, sizeof(*t));   /* T is CD no more */
 		apply_hint(t, sr->hints[i]);
 		search_push(sr, t);
 	}
-	free(t);
 }
 
 static uint8_t pattern(unsigned i, unsigned salt)
@@ -950,8 +951,11 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 		}
 		if (!pr->bad && !search_budget_full(sr)) {
 			search_delta_begin_queued(sr, &sr->cur, e);
-			guide_flip(sr, &sr->cur, pr);
-			expand(sr, &sr->cur, pr);
+			/* the candidates are made in a copy (guide_flip
+			 * leaves it as it was; one malloc and copy for both) */
+			memcpy(&sr->tmp, &sr->cur, sizeof(sr->tmp));
+			guide_flip(sr, &sr->cur, pr, &sr->tmp);
+			expand(sr, &sr->cur, pr, &sr->tmp);
 			search_delta_end(sr);
 		}
 	}

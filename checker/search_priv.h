@@ -187,6 +187,7 @@ struct search {
 	/* not zeroed (search_run_guided zeroes what is above; 9 KB of its
 	 * 18 a search): each is written before it is read */
 	struct cand cur;               /* the candidate popped last */
+	struct cand tmp;               /* its expansion's scratch copy (guide_flip, expand) */
 	uint8_t okseen[sizeof(struct cand)];  /* with bound_only: set by every
 	                                       * try that fails the assert */
 };
