@@ -18,7 +18,7 @@
  * virtual machine that shadows page tables (docs/performance.md). */
 struct qent {
 	const struct qent *parent;     /* NULL: runs against the background */
-	uint64_t hash;                 /* cand_hash of the candidate */
+	uint64_t hash;                 /* the candidate's hash (byte_term) */
 	uint8_t bg;                    /* bg_of the candidate */
 	uint32_t size;                 /* bytes of data */
 	uint8_t data[];
