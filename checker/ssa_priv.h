@@ -57,8 +57,12 @@ struct lifter {
 	uint16_t frame;
 	const struct ssa_hooks *hooks;
 	uint32_t blk_steps;    /* instructions of this block lifted so far */
-	struct vec spare;      /* struct state *: free states (malloc) */
+	struct vec spare;      /* struct state *: free states */
 	size_t state_size;     /* bytes of a state (state_size in ssa.c) */
+	void *slabs;           /* malloc'd blocks the states are cut from, each
+	                        * led by a pointer to the one before */
+	unsigned char *slab_next;   /* the next state's bytes in the last slab */
+	uint32_t slab_left, nslabs; /* states left there; slabs so far */
 	/* the lowest stack slot written so far in any frame (SSA_SLOTS: none):
 	 * below it every slot of every state is 0 (UNDEF), so copies and
 	 * joins skip those (lift_slot_set) */
