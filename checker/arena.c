@@ -393,6 +393,23 @@ void *calloc_big(size_t n, size_t size)
 	return p;
 }
 
+void buf_reserve(struct vec *v, size_t n, size_t elem_size)
+{
+	void *nd;
+
+	if (v->cap >= n)
+		return;
+	if (v->cap * elem_size >= HUGE_PAGE)
+		prefault_forget(v->data, v->cap * elem_size);
+	nd = realloc(v->data, n * elem_size);
+	if (!nd)
+		abort();
+	if (n * elem_size >= 2 * HUGE_PAGE)
+		advise_huge(nd);
+	v->data = nd;
+	v->cap = n;
+}
+
 void buf_free(struct vec *v)
 {
 	free_big(v->data);

@@ -139,6 +139,9 @@ static inline void *buf_push(struct vec *v, size_t elem_size)
 	return slot;
 }
 void buf_free(struct vec *v);
+/* Room for N elements in V at once (its len kept): for an array whose
+ * usual size is known, instead of reallocs from 8 by doubling. */
+void buf_reserve(struct vec *v, size_t n, size_t elem_size);
 /* calloc for a large scratch array (released with free): from 4 MiB it is
  * marked for transparent huge pages like buf_push's arrays. */
 void *calloc_big(size_t n, size_t size);
