@@ -95,9 +95,17 @@ static void apply_edge(struct lifter *l, struct state *s, const struct xnode *fr
 
 static void phi_ptr(struct lifter *l, struct ssa_insn *phi)
 {
-	struct ptrinfo acc = lift_ptr(l, phi->args[0]);
+	const uint8_t *kind = l->pkind.data;
+	struct ptrinfo acc;
 	uint32_t i;
 
+	/* most phis merge no pointer to the stack: the phi's kind stays
+	 * PTR_NONE, as new_value made it */
+	for (i = 0; i < phi->nargs && kind[phi->args[i]] == PTR_NONE; i++)
+		;
+	if (i == phi->nargs)
+		return;
+	acc = lift_ptr(l, phi->args[0]);
 	for (i = 1; i < phi->nargs; i++) {
 		struct ptrinfo o = lift_ptr(l, phi->args[i]);
 

@@ -30,13 +30,11 @@ static uint32_t ptr_hash(uint32_t v)
 	return v * 0x9e3779b1u;
 }
 
-struct ptrinfo lift_ptr(const struct lifter *l, uint32_t v)
+struct ptrinfo lift_ptr_rec(const struct lifter *l, uint32_t v)
 {
 	struct ptrinfo r = { .kind = ((const uint8_t *)l->pkind.data)[v] };
 	uint32_t h;
 
-	if (r.kind == PTR_NONE)
-		return r;
 	for (h = ptr_hash(v) & l->ptab_mask; l->ptab[h].id != v; h = (h + 1) & l->ptab_mask)
 		if (!l->ptab[h].id) {
 			r.kind = PTR_MIXED;   /* no record (cannot happen): not resolved */

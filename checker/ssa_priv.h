@@ -88,8 +88,15 @@ static inline void lift_slot_set(struct lifter *l, int fi, unsigned s, uint32_t 
 void lift_unsupported(struct lifter *l, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* What value V points to (PTR_NONE for most values: only the stack's
- * pointers have a record, lifter.ptab). */
-struct ptrinfo lift_ptr(const struct lifter *l, uint32_t v);
+ * pointers have a record, lifter.ptab, which lift_ptr_rec looks up; the
+ * common case inline, a call per operand was 1% of a small lift). */
+struct ptrinfo lift_ptr_rec(const struct lifter *l, uint32_t v);
+static inline struct ptrinfo lift_ptr(const struct lifter *l, uint32_t v)
+{
+	struct ptrinfo r = { .kind = ((const uint8_t *)l->pkind.data)[v] };
+
+	return r.kind == PTR_NONE ? r : lift_ptr_rec(l, v);
+}
 /* Set what value V points to. */
 void lift_ptr_set(struct lifter *l, uint32_t v, struct ptrinfo pi);
 struct ssa_insn *lift_value(struct lifter *l, uint32_t v);
