@@ -397,6 +397,13 @@ struct exit_share {
 		struct absint_result ar;
 	} walk[CHECK_GROUP];
 	unsigned nwalk;
+	/* the lifts of inert checks (lift_shared), in order */
+	struct lift_memo {
+		int func;
+		unsigned loop_bound, cb_bound;
+		struct ssa_prog *p;         /* in the work arena of the check that made it */
+	} lift[CHECK_GROUP];
+	unsigned nlift;
 };
 
 static bool exit_shared(const struct exit_share *sh, const struct mon_check *c)
@@ -603,6 +610,47 @@ static void context_done(struct smt **shared, struct smt *s)
 	}
 }
 
+/* A check whose hooks place nothing in its program (instrument_inert:
+ * trace_exec's no_user_writes and observer_only) lifts it to the IR of
+ * every other such check of the program: one lift for them in a group,
+ * keyed by the program and what the lift reads of the options (the loop
+ * and callback bounds; the object is the run's). Kept only when it
+ * succeeded without a diagnostic, and only a small one: it stays in the
+ * work arena of the check that made it until the results are freed
+ * (*KEEP: check_one does not free that arena), so a lift of a large
+ * program does not hold its memory through the group. */
+#define LIFT_SHARE_MAX 65536u
+
+static int lift_shared(const struct loaded *l, const struct mon_check *c,
+		       const struct ssa_opts *so, struct check_result *r, struct diag *d,
+		       struct exit_share *sh, struct ssa_prog **p, bool *reused, bool *keep)
+{
+	bool inert = sh && instrument_inert(l, c);
+	unsigned i;
+	int err;
+
+	*reused = false;
+	for (i = 0; inert && i < sh->nlift; i++) {
+		const struct lift_memo *m = &sh->lift[i];
+
+		if (m->func == c->func && m->loop_bound == so->loop_bound &&
+		    m->cb_bound == so->cb_bound) {
+			*p = m->p;
+			*reused = true;
+			return 0;
+		}
+	}
+	err = instrument_lift(l, c, so, r->work, d, p);
+	if (inert && !err && !r->reason[0] && (*p)->nvalues <= LIFT_SHARE_MAX &&
+	    sh->nlift < CHECK_GROUP) {
+		sh->lift[sh->nlift++] = (struct lift_memo){
+			.func = c->func, .loop_bound = so->loop_bound, .cb_bound = so->cb_bound, .p = *p
+		};
+		*keep = true;
+	}
+	return err;
+}
+
 static void check_one(const struct loaded *l, const struct mon_check *c,
 		      const struct check_opts *o, struct smt **shared, struct exit_share *sh,
 		      struct check_result *r)
@@ -611,7 +659,7 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 	struct ssa_opts so = { .loop_bound = o->loop_bound };
 	struct precheck pre = { 0 }, cut = { 0 };
 	struct ssa_prog *p = NULL;
-	bool proved_cut = false;
+	bool proved_cut = false, reused, keep = false;
 	struct smt_prog *e = NULL;
 	struct smt *s = NULL;
 	double t0 = check_clock();
@@ -630,13 +678,13 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 		goto out;
 	}
 	so.cb_bound = first_cb_bound(c, o);
-	err = instrument_lift(l, c, &so, r->work, &d, &p);
+	err = lift_shared(l, c, &so, r, &d, sh, &p, &reused, &keep);
 	if (!err && p->cb_limited) {
 		if (!p->unsupported && absint_proves(p, o, r, &cut, sh)) {
 			proved_cut = true;
 		} else {
 			so.cb_bound = 0;       /* the whole program */
-			err = instrument_lift(l, c, &so, r->work, &d, &p);
+			err = lift_shared(l, c, &so, r, &d, sh, &p, &reused, &keep);
 		}
 	}
 	if (err) {
@@ -645,9 +693,11 @@ static void check_one(const struct loaded *l, const struct mon_check *c,
 		r->verdict = CHECK_ERROR;
 		goto out;
 	}
-	r->stage_ns[STAGE_CFG] = p->ns_cfg;
-	r->stage_ns[STAGE_INSTRUMENT] = p->ns_hooks;
-	r->stage_ns[STAGE_SSA] = p->ns_lift - p->ns_cfg - p->ns_hooks;
+	if (!reused) {          /* a shared lift's time is its maker's */
+		r->stage_ns[STAGE_CFG] = p->ns_cfg;
+		r->stage_ns[STAGE_INSTRUMENT] = p->ns_hooks;
+		r->stage_ns[STAGE_SSA] = p->ns_lift - p->ns_cfg - p->ns_hooks;
+	}
 	check_add_notes(r, p->notes, p->nnotes);
 	if (c->note)
 		check_add_notes(r, &c->note, 1);
@@ -720,7 +770,7 @@ out:
 		r->coarse_proofs = pr - cp;
 	}
 	context_done(shared, s);
-	if (!s) {
+	if (!s && !keep) {
 		/* the next check's lift reuses these pages (a fresh page is
 		 * 11-16 us on the benchmark's machine: docs/architecture.md,
 		 * "Pages touched") */

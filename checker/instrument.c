@@ -376,6 +376,76 @@ static void on_exit_event(void *arg, struct ssa_lift *l, uint32_t r0)
 	}
 }
 
+/* ---- checks whose hooks place nothing ---------------------------------- */
+
+static bool reads_ctx(const struct mon_expr *e)
+{
+	unsigned i;
+
+	if (!e)
+		return false;
+	if (e->kind == MON_CTX)
+		return true;
+	for (i = 0; i < e->n; i++)
+		if (reads_ctx(e->a[i]))
+			return true;
+	return false;
+}
+
+/* Does a statement of B read a ctx field (collect_stmts: loaded at entry)? */
+static bool stmts_read_ctx(struct mon_stmt *const *b, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (reads_ctx(b[i]->e) || stmts_read_ctx(b[i]->then, b[i]->nthen) ||
+		    stmts_read_ctx(b[i]->els, b[i]->nels))
+			return true;
+	return false;
+}
+
+/* Would a handler of C run at call instruction IN (on_call_event)? A
+ * callx's target is a register's value: any call. */
+static bool call_hooked(const struct mon_check *c, const struct insn *in)
+{
+	int helper, kfunc;
+	unsigned i;
+
+	if (isa_table[in->op].kind == ISA_K_CALLX)
+		return true;
+	if (isa_table[in->op].kind != ISA_K_CALL ||
+	    (in->ref.kind != INSN_REF_HELPER && in->ref.kind != INSN_REF_KFUNC))
+		return false;   /* a subprogram's call (no event), or no target (no match) */
+	call_target(in, &helper, &kfunc);
+	for (i = 0; i < c->nhandlers; i++)
+		if (mon_calls_match(&c->handlers[i].calls, helper, kfunc))
+			return true;
+	return false;
+}
+
+bool instrument_inert(const struct loaded *l, const struct mon_check *c)
+{
+	const struct object *o = l->o;
+	unsigned i;
+	uint32_t sec, slot;
+
+	if (c->nvars || c->ncounters || c->nassumes || c->has_bound || c->uses_insns ||
+	    c->relation || c->unknown)
+		return false;
+	for (i = 0; i < c->nhandlers; i++) {
+		const struct mon_handler *h = &c->handlers[i];
+
+		if ((h->ev != SPEC_EV_CALL && h->ev != SPEC_EV_RETURN) || h->calls.any ||
+		    stmts_read_ctx(h->body, h->n))
+			return false;
+	}
+	for (sec = 0; sec < o->nsections; sec++)
+		for (slot = 0; slot < o->sections[sec].nslots; slot++)
+			if (call_hooked(c, &l->insns[sec][slot]))
+				return false;
+	return true;
+}
+
 /* The hooks as the lift calls them: timed (stats.h). */
 static void timed_entry(void *arg, struct ssa_lift *l)
 {

@@ -27,6 +27,14 @@ int instrument_lift(const struct loaded *l, const struct mon_check *c,
 		    const struct ssa_opts *opts, struct arena *a, struct diag *d,
 		    struct ssa_prog **out);
 
+/* True when C's hooks place nothing in a lift of its program but what
+ * every such check's place (the ghosts' zero, the entry's packet loads of
+ * its program type): no state, counters, assumes, bound or insns, and
+ * handlers `on call` / `on return` only, none of `any` call, none reading
+ * a ctx field (loaded at entry), none matching a call instruction of the
+ * object, which has no callx. instrument_lift gives every such check of
+ * one program the same IR for the same options (check.c shares it). */
+bool instrument_inert(const struct loaded *l, const struct mon_check *c);
 /* Offsets of the packet pointers in the context of program type T; false
  * for types without a packet. */
 bool instrument_pkt_fields(enum bpf_prog_type t, uint32_t *data, uint32_t *data_end,

@@ -5,7 +5,8 @@
  * (violations, holds, bounds, several programs per object). Models may
  * differ (a context's history changes them), verdicts may not. And a
  * scope leaves nothing behind: an assumption made in one is gone after
- * smt_scope_end. Arguments: the examples' build directory and the source
+ * smt_scope_end. Checks that share a lift (check.c lift_shared) decide as
+ * each with its own does (tests/data/reuse/inert.inv). Arguments: the examples' build directory and the source
  * root. */
 #include "checker.h"
 #include "pipeline.h"
@@ -51,6 +52,7 @@ static void same(const char *obj, const struct check_result *a, const struct che
 	}
 }
 
+/* SPECNAME: examples/SPECNAME.inv, or a path from the source root */
 static void compare(const char *exdir, const char *src, const char *obj, const char *specname)
 {
 	char path[1024], spec[1024], packs[1024];
@@ -65,7 +67,10 @@ static void compare(const char *exdir, const char *src, const char *obj, const c
 	unsigned i;
 
 	snprintf(path, sizeof(path), "%s/%s.bpf.o", exdir, obj);
-	snprintf(spec, sizeof(spec), "%s/examples/%s.inv", src, specname);
+	if (strchr(specname, '/'))
+		snprintf(spec, sizeof(spec), "%s/%s", src, specname);
+	else
+		snprintf(spec, sizeof(spec), "%s/examples/%s.inv", src, specname);
 	snprintf(packs, sizeof(packs), "%s/invariants", src);
 	if (check_load(path, a, &d, &l) || spec_resolve_file(spec, l.o, &ro, a, &d, &set) ||
 	    xprog_expand(&l, set, &co, NULL, 0, a)) {
@@ -134,6 +139,9 @@ int main(int argc, char **argv)
 	compare(argv[1], argv[2], "scx_pack", "scx_pack");
 	compare(argv[1], argv[2], "loop_sum_bug", "loop_sum");
 	compare(argv[1], argv[2], "cgroup_skb", "cgroup_skb");
+	/* checks that share a lift (check.c lift_shared) */
+	compare(argv[1], argv[2], "trace_exec", "trace_exec");
+	compare(argv[1], argv[2], "trace_exec", "tests/data/reuse/inert.inv");
 	printf("reuse: %d passed, %d failed\n", runs - fails, fails);
 	return fails != 0;
 }
