@@ -481,7 +481,7 @@ static size_t state_size(const struct xgraph *x)
  * They are cut from slabs of 16, 32, ... 1024 states, freed with the
  * lift (a calloc and a free per state were 1.3% of a small example's
  * instructions). */
-#define SLAB_HEAD 16      /* the link to the slab before, states 16-aligned */
+#define SLAB_HEAD 16      /* the link to the slab before (the first state 16-aligned) */
 
 static struct state *state_get(struct lifter *l)
 {
