@@ -395,6 +395,7 @@ struct exit_share {
 		uint64_t *key;
 		size_t len;
 		struct absint_result ar;
+		const struct ssa_prog *p;   /* the walk of a shared lift (lift_memo), or NULL */
 	} walk[CHECK_GROUP];
 	unsigned nwalk;
 	/* the lifts of inert checks (lift_shared), in order */
@@ -402,9 +403,24 @@ struct exit_share {
 		int func;
 		unsigned loop_bound, cb_bound;
 		struct ssa_prog *p;         /* in the work arena of the check that made it */
+		struct arena *work;         /* that arena (kept until the results are freed) */
+		bool has_pc;                /* pc: smt_precheck of p, in that arena */
+		struct smt_precheck pc;
 	} lift[CHECK_GROUP];
 	unsigned nlift;
 };
+
+/* The entry of a shared lift P (alive through the group: its pointer
+ * names it), or NULL. */
+static struct lift_memo *lift_memo_of(struct exit_share *sh, const struct ssa_prog *p)
+{
+	unsigned i;
+
+	for (i = 0; sh && i < sh->nlift; i++)
+		if (sh->lift[i].p == p)
+			return &sh->lift[i];
+	return NULL;
+}
 
 static bool exit_shared(const struct exit_share *sh, const struct mon_check *c)
 {
@@ -465,10 +481,20 @@ static bool assert_free(const struct ssa_prog *p)
 static void walk_memo(struct exit_share *sh, const struct ssa_prog *p,
 		      const struct absint_opts *ao, struct absint_result *ar)
 {
+	bool shared = lift_memo_of(sh, p) != NULL;
 	uint64_t *key;
-	size_t len = absint_key(p, ao, &key);
+	size_t len;
 	unsigned i;
 
+	/* a shared lift's walk, found by the lift (its options come from its
+	 * precheck: the same key) without writing the key */
+	for (i = 0; shared && i < sh->nwalk; i++) {
+		if (sh->walk[i].p == p) {
+			*ar = sh->walk[i].ar;
+			return;
+		}
+	}
+	len = absint_key(p, ao, &key);
 	for (i = 0; i < sh->nwalk; i++) {
 		if (sh->walk[i].len == len && !memcmp(sh->walk[i].key, key, len * sizeof(*key))) {
 			*ar = sh->walk[i].ar;
@@ -478,7 +504,9 @@ static void walk_memo(struct exit_share *sh, const struct ssa_prog *p,
 	}
 	absint_prove(p, ao, ar);
 	if (sh->nwalk < CHECK_GROUP) {
-		sh->walk[sh->nwalk++] = (struct walk_memo){ .key = key, .len = len, .ar = *ar };
+		sh->walk[sh->nwalk++] = (struct walk_memo){
+			.key = key, .len = len, .ar = *ar, .p = shared ? p : NULL
+		};
 		return;
 	}
 	free(key);
@@ -503,11 +531,21 @@ static bool absint_proves(const struct ssa_prog *p, const struct check_opts *o,
 	const struct smt_precheck *pc;
 	struct absint_opts ao = {0};
 	struct absint_result ar;
+	struct lift_memo *lm;
 	uint64_t t0 = stats_now();
 
 	if (o->no_absint || r->c->has_bound || o->no_time || past_deadline(o))
 		return false;
+	lm = lift_memo_of(sh, p);
+	if (lm && lm->has_pc && !m->done) {       /* a shared lift's precheck */
+		m->pc = lm->pc;
+		m->done = true;
+	}
 	pc = precheck(p, r, m);
+	if (lm && !lm->has_pc && r->work == lm->work) {
+		lm->pc = *pc;
+		lm->has_pc = true;
+	}
 	ar.verdict = ABSINT_UNKNOWN;
 	if (!pc->unsupported) {
 		if (exit_shared(sh, r->c)) {
@@ -644,7 +682,8 @@ static int lift_shared(const struct loaded *l, const struct mon_check *c,
 	if (inert && !err && !r->reason[0] && (*p)->nvalues <= LIFT_SHARE_MAX &&
 	    sh->nlift < CHECK_GROUP) {
 		sh->lift[sh->nlift++] = (struct lift_memo){
-			.func = c->func, .loop_bound = so->loop_bound, .cb_bound = so->cb_bound, .p = *p
+			.func = c->func, .loop_bound = so->loop_bound, .cb_bound = so->cb_bound,
+			.p = *p, .work = r->work
 		};
 		*keep = true;
 	}

@@ -413,8 +413,7 @@ static bool call_hooked(const struct mon_check *c, const struct insn *in)
 
 	if (isa_table[in->op].kind == ISA_K_CALLX)
 		return true;
-	if (isa_table[in->op].kind != ISA_K_CALL ||
-	    (in->ref.kind != INSN_REF_HELPER && in->ref.kind != INSN_REF_KFUNC))
+	if (in->ref.kind != INSN_REF_HELPER && in->ref.kind != INSN_REF_KFUNC)
 		return false;   /* a subprogram's call (no event), or no target (no match) */
 	call_target(in, &helper, &kfunc);
 	for (i = 0; i < c->nhandlers; i++)
@@ -439,10 +438,15 @@ bool instrument_inert(const struct loaded *l, const struct mon_check *c)
 		    stmts_read_ctx(h->body, h->n))
 			return false;
 	}
-	for (sec = 0; sec < o->nsections; sec++)
-		for (slot = 0; slot < o->sections[sec].nslots; slot++)
-			if (call_hooked(c, &l->insns[sec][slot]))
+	for (sec = 0; sec < o->nsections; sec++) {
+		for (slot = 0; slot < o->sections[sec].nslots; slot++) {
+			const struct insn *in = &l->insns[sec][slot];
+			enum isa_kind k = isa_table[in->op].kind;
+
+			if ((k == ISA_K_CALL || k == ISA_K_CALLX) && call_hooked(c, in))
 				return false;
+		}
+	}
 	return true;
 }
 
