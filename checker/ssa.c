@@ -100,7 +100,7 @@ static void phi_ptr(struct lifter *l, struct ssa_insn *phi)
 	uint32_t i;
 
 	/* most phis merge no pointer to the stack: the phi's kind stays
-	 * PTR_NONE, as new_value made it */
+	 * PTR_NONE, as lift_new_value made it */
 	for (i = 0; i < phi->nargs && kind[phi->args[i]] == PTR_NONE; i++)
 		;
 	if (i == phi->nargs)
@@ -126,18 +126,27 @@ static void phi_ptr(struct lifter *l, struct ssa_insn *phi)
 	lift_ptr_set(l, phi->id, acc);
 }
 
-static void merge_word(struct lifter *l, struct state **in, uint32_t n,
-		       size_t off, const char *var)
+/* Do the incoming states disagree on the word at OFF? (Checked before
+ * merge_word is called, and a phi's variable name formatted: most words
+ * agree at most joins.) */
+static bool differs(struct state **in, uint32_t n, size_t off)
 {
 	uint32_t v0 = *(uint32_t *)((char *)in[0] + off), i;
-	struct ssa_insn *phi;
-	size_t k;
 
 	for (i = 1; i < n; i++)
 		if (*(uint32_t *)((char *)in[i] + off) != v0)
-			break;
-	if (i == n)
-		return;
+			return true;
+	return false;
+}
+
+/* The word at OFF, on which the incoming states differ, becomes a phi. */
+static void merge_word(struct lifter *l, struct state **in, uint32_t n,
+		       size_t off, const char *var)
+{
+	struct ssa_insn *phi;
+	uint32_t i;
+	size_t k;
+
 	/* the same merge as an earlier phi of this block (a value spilled to
 	 * the stack and kept in a register): reuse it */
 	for (k = 0; k < l->insns.len; k++) {
@@ -160,18 +169,6 @@ static void merge_word(struct lifter *l, struct state **in, uint32_t n,
 	phi_ptr(l, phi);
 	phi->var = var;
 	*(uint32_t *)((char *)l->st + off) = phi->id;
-}
-
-/* Do the incoming states disagree on the word at OFF? (Checked before a
- * phi's variable name is formatted: most words agree at most joins.) */
-static bool differs(struct state **in, uint32_t n, size_t off)
-{
-	uint32_t v0 = *(uint32_t *)((char *)in[0] + off), i;
-
-	for (i = 1; i < n; i++)
-		if (*(uint32_t *)((char *)in[i] + off) != v0)
-			return true;
-	return false;
 }
 
 /* V in decimal at P (no NUL); returns the end. */
@@ -226,7 +223,8 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 
 	state_copy(l, l->st, in[0]);
 	for (r = 0; r < ISA_NREGS; r++)
-		merge_word(l, in, n, offsetof(struct state, regs[r]), rn[r]);
+		if (differs(in, n, offsetof(struct state, regs[r])))
+			merge_word(l, in, n, offsetof(struct state, regs[r]), rn[r]);
 	if (l->hooks) {
 		for (r = 0; r <= l->hooks->nghost; r++) {
 			const char *g = r == l->hooks->nghost ? "insns" :
@@ -234,7 +232,8 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 
 			if (r == l->hooks->nghost && !l->hooks->count_insns)
 				break;
-			merge_word(l, in, n, offsetof(struct state, ghost[r]), g);
+			if (differs(in, n, offsetof(struct state, ghost[r])))
+				merge_word(l, in, n, offsetof(struct state, ghost[r]), g);
 		}
 	}
 	for (i = 0; i < in[0]->depth; i++) {
@@ -260,8 +259,11 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 			merge_word(l, in, n, base + offsetof(struct fstate, slots[s]),
 				   frame_name(l->a, "fp", id, NULL, ISA_STACK_SIZE - s * 8));
 		}
-		merge_word(l, in, n, base + offsetof(struct fstate, loop_nr), "bpf_loop nr_loops");
-		merge_word(l, in, n, base + offsetof(struct fstate, loop_ctx), "bpf_loop ctx");
+		if (differs(in, n, base + offsetof(struct fstate, loop_nr)))
+			merge_word(l, in, n, base + offsetof(struct fstate, loop_nr),
+				   "bpf_loop nr_loops");
+		if (differs(in, n, base + offsetof(struct fstate, loop_ctx)))
+			merge_word(l, in, n, base + offsetof(struct fstate, loop_ctx), "bpf_loop ctx");
 	}
 }
 
@@ -282,6 +284,7 @@ static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id)
 	b->id = id;
 	b->frame = (uint16_t)c->frame;     /* its function: the frame's (ssa_block_func) */
 	l->blk = b;
+	l->blk_id = id;
 	l->g = l->x->cfgs[c->func];
 	l->frame = (uint16_t)c->frame;
 	l->slot = l->g->blocks[n->block].first;

@@ -91,34 +91,6 @@ struct ssa_insn *lift_value(struct lifter *l, uint32_t v)
 	return ((struct ssa_insn **)l->values.data)[v];
 }
 
-/* A new value of kind K with N operands, not yet in a block. */
-static struct ssa_insn *new_value(struct lifter *l, enum ssa_kind k, uint32_t n)
-{
-	struct ssa_insn *in = arena_alloc8(l->a, sizeof(*in) + sizeof(uint32_t) * n);
-
-	in->kind = k;
-	in->ref = &ssa_noref;
-	in->id = (uint32_t)l->values.len;
-	in->nargs = n;
-	in->slot = l->slot;
-	in->frame = l->frame;
-	in->block = l->blk ? l->blk->id : 0;
-	*(struct ssa_insn **)buf_push(&l->values, sizeof(in)) = in;
-	buf_push(&l->pkind, 1);       /* PTR_NONE */
-	return in;
-}
-
-/* A new instruction of kind K with N operands, appended to the block being
- * built (an input or frame too: one place per value). */
-struct ssa_insn *lift_emit(struct lifter *l, enum ssa_kind k, uint32_t n)
-{
-	struct ssa_insn *in = new_value(l, k, n);
-
-	if (l->blk)
-		*(struct ssa_insn **)buf_push(&l->insns, sizeof(in)) = in;
-	return in;
-}
-
 static uint32_t const_hash(int64_t c)
 {
 	return (uint32_t)(((uint64_t)c * 0x9e3779b97f4a7c15ull) >> 32);
@@ -159,7 +131,7 @@ uint32_t lift_const(struct lifter *l, int64_t c)
 	for (h = const_hash(c) & l->ctab_mask; (id = l->ctab[h]); h = (h + 1) & l->ctab_mask)
 		if (lift_value(l, id)->imm == c)
 			return id;
-	in = new_value(l, SSA_CONST, 0);
+	in = lift_new_value(l, SSA_CONST, 0);
 	in->imm = c;
 	in->size = 8;
 	in->block = 0;

@@ -51,6 +51,7 @@ struct lifter {
 	struct vec insns;      /* of the block being built (malloc) */
 	struct vec reorder;    /* place_phis_first's scratch (malloc) */
 	struct ssa_block *blk;
+	uint32_t blk_id;       /* blk's id, 0 before the first block */
 	struct state *st;      /* the state being advanced */
 	const struct cfg *g;
 	uint32_t slot;
@@ -100,9 +101,40 @@ static inline struct ptrinfo lift_ptr(const struct lifter *l, uint32_t v)
 /* Set what value V points to. */
 void lift_ptr_set(struct lifter *l, uint32_t v, struct ptrinfo pi);
 struct ssa_insn *lift_value(struct lifter *l, uint32_t v);
+/* A new value of kind K with N operands, not yet in a block (inline with
+ * lift_emit: the lift makes one per value, a call each was 2% of it). */
+static inline struct ssa_insn *lift_new_value(struct lifter *l, enum ssa_kind k, uint32_t n)
+{
+	struct ssa_insn *in = arena_alloc8(l->a, sizeof(*in) + sizeof(uint32_t) * n);
+
+	in->kind = k;
+	in->ref = &ssa_noref;
+	in->id = (uint32_t)l->values.len;
+	in->nargs = n;
+	in->slot = l->slot;
+	in->frame = l->frame;
+	in->block = l->blk_id;
+	if (l->values.len < l->values.cap && l->pkind.len < l->pkind.cap) {
+		/* both have room (reserve_values: the same size): one test */
+		((struct ssa_insn **)l->values.data)[l->values.len++] = in;
+		((uint8_t *)l->pkind.data)[l->pkind.len++] = PTR_NONE;
+		return in;
+	}
+	*(struct ssa_insn **)buf_push(&l->values, sizeof(in)) = in;
+	buf_push(&l->pkind, 1);       /* PTR_NONE */
+	return in;
+}
+
 /* A new instruction of kind K with N operands, appended to the block being
- * built. */
-struct ssa_insn *lift_emit(struct lifter *l, enum ssa_kind k, uint32_t n);
+ * built (an input or frame too: one place per value). */
+static inline struct ssa_insn *lift_emit(struct lifter *l, enum ssa_kind k, uint32_t n)
+{
+	struct ssa_insn *in = lift_new_value(l, k, n);
+
+	if (l->blk)
+		*(struct ssa_insn **)buf_push(&l->insns, sizeof(in)) = in;
+	return in;
+}
 /* The value of constant C: one per distinct C in a program, placed in the
  * entry block when the lift ends (lift_place_consts). */
 uint32_t lift_const(struct lifter *l, int64_t c);
