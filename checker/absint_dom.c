@@ -282,6 +282,13 @@ static struct absint_val trunc_wraps(const struct absint_val *a, unsigned bits)
 	uint64_t m = mask_of(bits);
 	struct absint_val r;
 
+	/* wraps inside: the width's range, which every value of the low
+	 * bits' tnum lies in (the sign bit is known 0), so absint_sync's
+	 * first round makes the same as it does of top with that tnum:
+	 * from_tn (a tnum in its canonical form: the raw value bits are
+	 * what that round reads) */
+	if ((a->umin >> bits) != (a->umax >> bits) && !(a->tv & a->tm & m))
+		return from_tn(a->tv & m, a->tm & m);
 	r = absint_width(bits, false);
 	if ((a->umin >> bits) == (a->umax >> bits)) {      /* no wrap inside */
 		r.umin = a->umin & m;
