@@ -179,13 +179,9 @@ bool absint_sync(struct absint_val *a)
 	return true;
 }
 
-bool absint_meet(struct absint_val *a, const struct absint_val *b)
+/* absint_meet (absint.h) where B bounds something A does not */
+bool absint_meet_tighter(struct absint_val *a, const struct absint_val *b)
 {
-	/* B holds all of A's bounds and bits (B top, most often): A as it
-	 * is (what the meet below leaves of A before its sync) */
-	if (b->umin <= a->umin && b->umax >= a->umax && b->smin <= a->smin &&
-	    b->smax >= a->smax && !(a->tm & ~b->tm) && !((a->tv ^ b->tv) & ~b->tm))
-		return true;
 	a->umin = umax64(a->umin, b->umin);
 	a->umax = umin64(a->umax, b->umax);
 	a->smin = smax64(a->smin, b->smin);
