@@ -711,7 +711,7 @@ static bool run_block(struct walk *w, uint32_t b, uint32_t edge)
 			if (w->shl_of[v->id])
 				shifted(w, v->id, &c, get(w, w->shl_of[v->id]));
 			define(w, v->id, &c);
-			k = v->kind == SSA_ALU ? absint_sub_cancels(w, v) :
+			k = v->kind == SSA_ALU ? (v->op == ISA_SUB ? absint_sub_cancels(w, v) : 0) :
 			    v->kind == SSA_EXTRACT ? absint_slot_part(w, v) : 0;
 			if (k)
 				absint_alias(w, v->id, k, &c);

@@ -395,7 +395,7 @@ static void part(struct walk *w, uint32_t id, uint32_t src, unsigned byte, unsig
  * a write to another region does not; one at a constant address (OP 1)
  * only where it overlaps C's bytes of the same constant root (any other
  * root may point anywhere in the region). */
-static bool blocks(const struct cell *e, const struct cell *c)
+static inline bool blocks(const struct cell *e, const struct cell *c)
 {
 	if (e->region == ABSINT_MEM_ANY)
 		return true;
@@ -457,6 +457,21 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 		return false;
 	c.root = addr_root(w, v->args[0], &c.off);
 	for (e = mem_first(w, &it); e; e = cell_next(w, &it)) {
+		if (e->kind == C_LOAD) {
+			if (e->root != c.root || e->region != region || !w->def[e->id])
+				continue;
+			if (e->off == c.off && e->size == c.size && e->sx == c.sx) {
+				*val = w->env[find(w, e->id)];
+				define(w, v->id, val);
+				make_alias(w, v->id, e->id, val);
+				return true;
+			}
+			/* inside E: its bytes c.off - e.off ... (modular offsets) */
+			if (!in && c.off - e->off < 8 && c.off - e->off + c.size <= e->size)
+				in = e;
+			continue;
+		}
+		/* C_WRITE, C_MSUM: the memory chain's other kinds */
 		if (e->kind == C_MSUM && e->root == c.root && e->region == region &&
 		    e->off == c.off && c.size == 8 && w->def[e->id] && w->def[e->b]) {
 			/* what an atomic add left there: ID + B */
@@ -470,23 +485,8 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 			absint_cell_push(w, &c);
 			return true;
 		}
-		if (e->kind == C_WRITE || e->kind == C_MSUM) {
-			if (blocks(e, &c))
-				break;
-			continue;
-		}
-		if (e->kind != C_LOAD || e->root != c.root || e->region != region ||
-		    !w->def[e->id])
-			continue;
-		if (e->off == c.off && e->size == c.size && e->sx == c.sx) {
-			*val = w->env[find(w, e->id)];
-			define(w, v->id, val);
-			make_alias(w, v->id, e->id, val);
-			return true;
-		}
-		/* inside E: its bytes c.off - e.off ... (modular offsets) */
-		if (!in && c.off - e->off < 8 && c.off - e->off + c.size <= e->size)
-			in = e;
+		if (blocks(e, &c))
+			break;
 	}
 	*val = absint_eval_load(w, v);
 	if (in) {

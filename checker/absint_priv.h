@@ -272,27 +272,29 @@ static inline void undo_to(struct walk *w, struct mark mark)
  * then, the iterator goes by index; cells pushed since are not seen, as
  * a scan from the old end would not see them). */
 struct cell_it {
-	size_t lim;               /* ncells when the scan started */
+	size_t lo;                /* the window: the cells from index LO on
+	                           * (ncells when the scan started less
+	                           * CELL_SCAN, or 0) */
 	uint32_t at;              /* 1 + the index of the current cell */
 	bool mem;                 /* follow prevm, not prevk */
 };
 
 static inline const struct cell *cell_at(const struct walk *w, struct cell_it *it, uint32_t at)
 {
-	it->at = at && it->lim - (at - 1) <= CELL_SCAN ? at : 0;
+	it->at = at > it->lo ? at : 0;     /* AT - 1 < ncells: a chain goes back */
 	return it->at ? &w->cells[it->at - 1] : NULL;
 }
 
 static inline const struct cell *kind_first(const struct walk *w, struct cell_it *it, unsigned k)
 {
-	it->lim = w->ncells;
+	it->lo = w->ncells > CELL_SCAN ? w->ncells - CELL_SCAN : 0;
 	it->mem = false;
 	return cell_at(w, it, w->lastk[k]);
 }
 
 static inline const struct cell *mem_first(const struct walk *w, struct cell_it *it)
 {
-	it->lim = w->ncells;
+	it->lo = w->ncells > CELL_SCAN ? w->ncells - CELL_SCAN : 0;
 	it->mem = true;
 	return cell_at(w, it, w->lastm);
 }
