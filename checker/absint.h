@@ -66,9 +66,10 @@ bool absint_contains(const struct absint_val *a, uint64_t x);
 int absint_values(const struct absint_val *a, uint64_t *out, unsigned max);
 /* Tighten the three views against each other; false: the set is empty. */
 bool absint_sync(struct absint_val *a);
+/* absint_meet past its first test (B bounds something A does not) */
+bool absint_meet_tighter(struct absint_val *a, const struct absint_val *b);
 /* A becomes A and B (synced; false: empty). When B bounds nothing A does
  * not (B top, most often), A stays as it is, unsynced if it was. */
-bool absint_meet_tighter(struct absint_val *a, const struct absint_val *b);
 static inline bool absint_meet(struct absint_val *a, const struct absint_val *b)
 {
 	/* B holds all of A's bounds and bits (B top, most often): A as it
