@@ -314,29 +314,21 @@ static struct spec_expr *parenexp(struct parser *p)
 	return e;
 }
 
-/* Binary operators: priority {left, right}; right < left is right-assoc. */
-static const struct { enum spec_tok_kind tok; enum spec_binop op;
-		      unsigned char left, right; } binops[] = {
-	{ TK_STAR, SPEC_BIN_MUL, 11, 11 }, { TK_SLASH, SPEC_BIN_DIV, 11, 11 },
-	{ TK_PERCENT, SPEC_BIN_MOD, 11, 11 },
-	{ TK_PLUS, SPEC_BIN_ADD, 10, 10 }, { TK_MINUS, SPEC_BIN_SUB, 10, 10 },
-	{ TK_SHL, SPEC_BIN_SHL, 9, 9 }, { TK_SHR, SPEC_BIN_SHR, 9, 9 },
-	{ TK_LT, SPEC_BIN_LT, 8, 8 }, { TK_LE, SPEC_BIN_LE, 8, 8 },
-	{ TK_GT, SPEC_BIN_GT, 8, 8 }, { TK_GE, SPEC_BIN_GE, 8, 8 },
-	{ TK_EQ, SPEC_BIN_EQ, 7, 7 }, { TK_NE, SPEC_BIN_NE, 7, 7 },
-	{ TK_AMP, SPEC_BIN_BAND, 6, 6 }, { TK_CARET, SPEC_BIN_BXOR, 5, 5 },
-	{ TK_PIPE, SPEC_BIN_BOR, 4, 4 }, { TK_ANDAND, SPEC_BIN_LAND, 3, 3 },
-	{ TK_OROR, SPEC_BIN_LOR, 2, 2 },
+/* Binary operators by token: priority {left, right}; right < left is
+ * right-assoc; left 0: not a binary operator (below every limit). */
+static const struct { enum spec_binop op; unsigned char left, right; } binops[TK__COUNT] = {
+	[TK_STAR] = { SPEC_BIN_MUL, 11, 11 }, [TK_SLASH] = { SPEC_BIN_DIV, 11, 11 },
+	[TK_PERCENT] = { SPEC_BIN_MOD, 11, 11 },
+	[TK_PLUS] = { SPEC_BIN_ADD, 10, 10 }, [TK_MINUS] = { SPEC_BIN_SUB, 10, 10 },
+	[TK_SHL] = { SPEC_BIN_SHL, 9, 9 }, [TK_SHR] = { SPEC_BIN_SHR, 9, 9 },
+	[TK_LT] = { SPEC_BIN_LT, 8, 8 }, [TK_LE] = { SPEC_BIN_LE, 8, 8 },
+	[TK_GT] = { SPEC_BIN_GT, 8, 8 }, [TK_GE] = { SPEC_BIN_GE, 8, 8 },
+	[TK_EQ] = { SPEC_BIN_EQ, 7, 7 }, [TK_NE] = { SPEC_BIN_NE, 7, 7 },
+	[TK_AMP] = { SPEC_BIN_BAND, 6, 6 }, [TK_CARET] = { SPEC_BIN_BXOR, 5, 5 },
+	[TK_PIPE] = { SPEC_BIN_BOR, 4, 4 }, [TK_ANDAND] = { SPEC_BIN_LAND, 3, 3 },
+	[TK_OROR] = { SPEC_BIN_LOR, 2, 2 },
 };
 #define IN_PRIORITY 8   /* `e in {..}` / `e in [..]`: a relational operator */
-
-static int binop_index(enum spec_tok_kind k)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(binops); i++)
-		if (binops[i].tok == k)
-			return (int)i;
-	return -1;
-}
 
 /* inexp -> e 'in' ('{' exprlist '}' | '[' expr ',' expr ']') */
 static struct spec_expr *inexp(struct parser *p, struct spec_expr *v)
@@ -372,20 +364,20 @@ static struct spec_expr *subexpr(struct parser *p, unsigned limit)
 	enter(p, "expression");
 	e = unary(p);
 	for (;;) {
-		int i = binop_index(p->t->kind);
+		enum spec_tok_kind k = p->t->kind;
 		struct spec_expr *b;
 
 		if (p->t->kind == TK_IN && IN_PRIORITY > limit) {
 			e = inexp(p, e);
 			continue;
 		}
-		if (i < 0 || binops[i].left <= limit)
+		if (binops[k].left <= limit)
 			break;
 		next(p);
 		b = mkexpr(p, SPEC_E_BINARY, e->pos);
-		b->bin.op = binops[i].op;
+		b->bin.op = binops[k].op;
 		b->bin.a = e;
-		b->bin.b = subexpr(p, binops[i].right);
+		b->bin.b = subexpr(p, binops[k].right);
 		e = b;
 	}
 	leave(p);
