@@ -5,6 +5,7 @@
 #include "smt.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -15,15 +16,19 @@
 static const char *show_path(const char *in, char *out, size_t size)
 {
 	/* the working directory, asked once (a report showed 47 paths, each
-	 * a getcwd system call); reports are written by one thread */
-	static char cwd[4096];
+	 * a getcwd system call); reports are written by one thread. On the
+	 * heap, not 4 KiB of .bss between the small variables the run writes
+	 * (each page of them a fault) */
+	static char *cwd;
 	static int have_cwd;           /* 0 not asked, 1 known, -1 unknown */
 	char tmp[4096];
 	const char *p = path_clean(in, tmp, sizeof(tmp));
 	size_t n;
 
-	if (!have_cwd)
-		have_cwd = getcwd(cwd, sizeof(cwd)) ? 1 : -1;
+	if (!have_cwd) {
+		cwd = malloc(4096);
+		have_cwd = cwd && getcwd(cwd, 4096) ? 1 : -1;
+	}
 	if (have_cwd > 0) {
 		n = strlen(cwd);
 		if (!strncmp(p, cwd, n) && p[n] == '/')
