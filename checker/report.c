@@ -21,8 +21,14 @@ static const char *show_path(const char *in, char *out, size_t size)
 	 * (each page of them a fault) */
 	static char *cwd;
 	static int have_cwd;           /* 0 not asked, 1 known, -1 unknown */
-	char tmp[4096];
-	const char *p = path_clean(in, tmp, sizeof(tmp));
+	/* cleaned as into a buffer of PATH_ROOM, straight into OUT where
+	 * that fits (the callers' 4 KiB: a 4 KiB temporary less on the
+	 * report's deepest stack, a fresh stack page) */
+	enum { PATH_ROOM = 4096 };
+	char tmp[size >= PATH_ROOM ? 1 : PATH_ROOM];
+	char *buf = size >= PATH_ROOM ? out : tmp;
+	const char *p = path_clean(in, buf, PATH_ROOM);
+	bool in_out = p == out;
 	size_t n;
 
 	if (!have_cwd) {
@@ -34,7 +40,10 @@ static const char *show_path(const char *in, char *out, size_t size)
 		if (!strncmp(p, cwd, n) && p[n] == '/')
 			p += n + 1;
 	}
-	snprintf(out, size, "%s", p);
+	if (in_out)                 /* cleaned in place: shorter than SIZE */
+		memmove(out, p, strlen(p) + 1);
+	else
+		snprintf(out, size, "%s", p);
 	return out;
 }
 
@@ -210,13 +219,22 @@ static void text_ksyms(const struct object *o, const struct cex *x,
 	}
 }
 
+/* " at FILE:LINE" with its own path buffer, out of line: text_cex
+ * inlines text_path's, and the two made its frame 8 KiB (a fresh stack
+ * page on the way down to show_path) */
+static __attribute__((noinline)) void text_at(FILE *out, const struct obj_line *ln)
+{
+	char pb[4096];
+
+	fprintf(out, " at %s:%u", show_path(ln->file, pb, sizeof(pb)), ln->line);
+}
+
 static void text_cex(const struct object *o, const struct check_result *r,
 		     const struct cex *x, const struct replay_result *rr, const char *header,
 		     FILE *out)
 {
 	const struct cex_region *pk = find_region(x, INTERP_MEM_PACKET), *ctx;
 	bool brief = x != r->cex;   /* a worst-case input: packet and path */
-	char pb[4096];
 	unsigned i;
 
 	fprintf(out, "  %s:\n", header);
@@ -270,7 +288,7 @@ static void text_cex(const struct object *o, const struct check_result *r,
 			hex(out, c->key, c->key_size, 32);
 		}
 		if (ln && ln->line)
-			fprintf(out, " at %s:%u", show_path(ln->file, pb, sizeof(pb)), ln->line);
+			text_at(out, ln);
 		if (c->helper == BPF_FUNC_loop) {
 			fputs(": run\n", out);
 		} else if (c->helper == BPF_FUNC_map_lookup_elem || c->helper == BPF_FUNC_ringbuf_reserve) {
