@@ -441,8 +441,11 @@ bool instrument_inert(const struct loaded *l, const struct mon_check *c)
 	for (sec = 0; sec < o->nsections; sec++) {
 		for (slot = 0; slot < o->sections[sec].nslots; slot++) {
 			const struct insn *in = &l->insns[sec][slot];
-			enum isa_kind k = isa_table[in->op].kind;
+			enum isa_kind k;
 
+			if (in->cont)
+				continue;  /* a wide instruction's second slot: no operation */
+			k = isa_table[in->op].kind;
 			if ((k == ISA_K_CALL || k == ISA_K_CALLX) && call_hooked(c, in))
 				return false;
 		}

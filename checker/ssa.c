@@ -660,7 +660,6 @@ static int lift_graph(struct lifter *l)
 		free(l->slabs);
 		l->slabs = before;
 	}
-	buf_free(&l->spare);
 	free(out);
 	return 0;
 }
@@ -746,6 +745,7 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	if (!err && !p->unsupported && !p->bare && l.map_value_oob)
 		p->unsupported = SSA_MAP_VALUE_OOB;   /* ssa_map_value_oob, block by block */
 	buf_free(&l.pkind);
+	buf_free(&l.spare);            /* reserved before lift_graph, which may not run */
 	free(l.ptab);
 	buf_free(&l.insns);
 	buf_free(&l.reorder);
