@@ -356,27 +356,32 @@ static void advise_huge(void *p)
 		madvise((void *)s, e - s, MADV_HUGEPAGE);
 }
 
+/* V's array made room for NCAP elements (its LEN kept): a large array's
+ * pages marked for huge pages and the part past its elements queued for
+ * the prefault helper (written from here on) */
+static void buf_resize(struct vec *v, size_t ncap, size_t elem_size)
+{
+	void *nd;
+
+	if (v->cap * elem_size >= HUGE_PAGE)
+		prefault_forget(v->data, v->cap * elem_size);
+	nd = realloc(v->data, ncap * elem_size);
+	if (!nd)
+		abort();
+	if (ncap * elem_size >= 2 * HUGE_PAGE) {
+		advise_huge(nd);
+		prefault((char *)nd + v->len * elem_size, (ncap - v->len) * elem_size);
+	}
+	v->data = nd;
+	v->cap = ncap;
+}
+
 void *buf_grow(struct vec *v, size_t elem_size)
 {
 	void *slot;
 
-	if (v->len == v->cap) {
-		size_t ncap = v->cap ? v->cap * 2 : 8;
-		void *nd;
-
-		if (v->cap * elem_size >= HUGE_PAGE)
-			prefault_forget(v->data, v->cap * elem_size);
-		nd = realloc(v->data, ncap * elem_size);
-		if (!nd)
-			abort();
-		if (ncap * elem_size >= 2 * HUGE_PAGE) {
-			advise_huge(nd);
-			/* the part past the copy is written from here on */
-			prefault((char *)nd + v->len * elem_size, (ncap - v->len) * elem_size);
-		}
-		v->data = nd;
-		v->cap = ncap;
-	}
+	if (v->len == v->cap)
+		buf_resize(v, v->cap ? v->cap * 2 : 8, elem_size);
 	slot = (char *)v->data + elem_size * v->len++;
 	memset(slot, 0, elem_size);
 	return slot;
@@ -395,19 +400,8 @@ void *calloc_big(size_t n, size_t size)
 
 void buf_reserve(struct vec *v, size_t n, size_t elem_size)
 {
-	void *nd;
-
-	if (v->cap >= n)
-		return;
-	if (v->cap * elem_size >= HUGE_PAGE)
-		prefault_forget(v->data, v->cap * elem_size);
-	nd = realloc(v->data, n * elem_size);
-	if (!nd)
-		abort();
-	if (n * elem_size >= 2 * HUGE_PAGE)
-		advise_huge(nd);
-	v->data = nd;
-	v->cap = n;
+	if (v->cap < n)
+		buf_resize(v, n, elem_size);
 }
 
 void buf_free(struct vec *v)
