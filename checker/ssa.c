@@ -284,7 +284,6 @@ static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id)
 	b->id = id;
 	b->frame = (uint16_t)c->frame;     /* its function: the frame's (ssa_block_func) */
 	l->blk = b;
-	l->blk_id = id;
 	l->g = l->x->cfgs[c->func];
 	l->frame = (uint16_t)c->frame;
 	l->slot = l->g->blocks[n->block].first;

@@ -51,7 +51,6 @@ struct lifter {
 	struct vec insns;      /* of the block being built (malloc) */
 	struct vec reorder;    /* place_phis_first's scratch (malloc) */
 	struct ssa_block *blk;
-	uint32_t blk_id;       /* blk's id, 0 before the first block */
 	struct state *st;      /* the state being advanced */
 	const struct cfg *g;
 	uint32_t slot;
@@ -113,7 +112,7 @@ static inline struct ssa_insn *lift_new_value(struct lifter *l, enum ssa_kind k,
 	in->nargs = n;
 	in->slot = l->slot;
 	in->frame = l->frame;
-	in->block = l->blk_id;
+	in->block = l->blk ? l->blk->id : 0;
 	if (l->values.len < l->values.cap && l->pkind.len < l->pkind.cap) {
 		/* both have room (reserve_values: the same size): one test */
 		((struct ssa_insn **)l->values.data)[l->values.len++] = in;
