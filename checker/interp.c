@@ -461,6 +461,14 @@ void interp_fini(struct interp *ip)
 
 /* ---- control flow ----------------------------------------------------- */
 
+/* Section SEC runs (its code and slot count read per instruction) */
+static void at_section(struct interp *ip, int sec)
+{
+	ip->sec = sec;
+	ip->code = ip->secs[sec];
+	ip->ncode = ip->nslots[sec];
+}
+
 /* continue at (SEC, SLOT); checks that it is a real instruction */
 static bool go(struct interp *ip, int sec, int64_t slot)
 {
@@ -476,10 +484,8 @@ static bool go(struct interp *ip, int sec, int64_t slot)
 		return fail(ip, INTERP_INVALID, "slot %u: transfer into the "
 			    "second slot of an LD imm64 (slot %lld)", ip->pc,
 			    (long long)slot);
-	ip->sec = sec;
+	at_section(ip, sec);
 	ip->pc = (uint32_t)slot;
-	ip->code = ip->secs[sec];
-	ip->ncode = ip->nslots[sec];
 	return true;
 }
 
@@ -926,10 +932,8 @@ int interp_invoke(struct interp *ip, int sec, uint32_t slot,
 	ip->stop_depth = stop;
 	*ret = ip->regs[0];
 	memcpy(ip->regs, regs, sizeof(regs));
-	ip->sec = csec;
+	at_section(ip, csec);
 	ip->pc = cpc;
-	ip->code = ip->secs[csec];
-	ip->ncode = ip->nslots[csec];
 	return 0;
 }
 
@@ -955,10 +959,8 @@ int interp_run(struct interp *ip, int sec, uint32_t slot,
 	ip->depth = 1;
 	ip->failed = false;
 	ip->returned = false;
-	ip->sec = sec;
+	at_section(ip, sec);
 	ip->pc = slot;
-	ip->code = ip->secs[sec];
-	ip->ncode = ip->nslots[sec];
 	ip->stop_depth = 0;
 	ip->running = true;
 	run_loop(ip);

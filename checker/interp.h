@@ -188,8 +188,8 @@ struct interp {
 	unsigned depth;          /* frames in use */
 	int sec;                 /* the instruction being executed */
 	uint32_t pc;
-	/* secs[sec] and nslots[sec] (set with sec: go, interp_run,
-	 * interp_invoke): the running section's, read per instruction */
+	/* secs[sec] and nslots[sec], set with sec (interp.c at_section):
+	 * the running section's, read per instruction */
 	const struct insn *code;
 	uint32_t ncode;
 	struct vec regions;      /* struct interp_region, malloc'd (buf_push) */
