@@ -21,14 +21,11 @@ static const char *show_path(const char *in, char *out, size_t size)
 	 * (each page of them a fault) */
 	static char *cwd;
 	static int have_cwd;           /* 0 not asked, 1 known, -1 unknown */
-	/* cleaned as into a buffer of PATH_ROOM, straight into OUT where
-	 * that fits (the callers' 4 KiB: a 4 KiB temporary less on the
-	 * report's deepest stack, a fresh stack page) */
-	enum { PATH_ROOM = 4096 };
-	char tmp[size >= PATH_ROOM ? 1 : PATH_ROOM];
-	char *buf = size >= PATH_ROOM ? out : tmp;
-	const char *p = path_clean(in, buf, PATH_ROOM);
-	bool in_out = p == out;
+	/* cleaned straight into OUT (every caller's is 4 KiB: no temporary
+	 * on the report's deepest stack, a fresh stack page), or IN as it
+	 * is when too long for it */
+	const char *p = path_clean(in, out, size);
+	bool cleaned = p != in;
 	size_t n;
 
 	if (!have_cwd) {
@@ -40,7 +37,7 @@ static const char *show_path(const char *in, char *out, size_t size)
 		if (!strncmp(p, cwd, n) && p[n] == '/')
 			p += n + 1;
 	}
-	if (in_out)                 /* cleaned in place: shorter than SIZE */
+	if (cleaned)
 		memmove(out, p, strlen(p) + 1);
 	else
 		snprintf(out, size, "%s", p);
