@@ -395,39 +395,67 @@ static void text_notes(const struct mon_set *s, const struct check_result *r, FI
 
 /* ---- JSON ---------------------------------------------------------------- */
 
+/* Each written as runs of bytes, not a call a byte: a counterexample's
+ * regions are hundreds of bytes and its path dozens of locations, and a
+ * fprintf a byte was a fifth of a small example's instructions. */
 static void jstr(FILE *out, const char *s)
 {
+	const char *run;
+
 	fputc('"', out);
-	for (; s && *s; s++) {
+	for (run = s; s && *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
+		if (ch != '"' && ch != '\\' && ch >= 0x20)
+			continue;
+		fwrite(run, 1, (size_t)(s - run), out);
+		run = s + 1;
 		if (ch == '"' || ch == '\\')
 			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
 		else
-			fputc(ch, out);
+			fprintf(out, "\\u%04x", ch);
 	}
+	if (s)
+		fwrite(run, 1, (size_t)(s - run), out);
 	fputc('"', out);
 }
 
 static void jhex(FILE *out, const uint8_t *b, uint32_t n)
 {
-	uint32_t i;
+	static const char digits[] = "0123456789abcdef";
+	char buf[2 * 128];
+	uint32_t i, k = 0;
 
 	fputc('"', out);
-	for (i = 0; i < n; i++)
-		fprintf(out, "%02x", b[i]);
+	for (i = 0; i < n; i++) {
+		buf[k++] = digits[b[i] >> 4];
+		buf[k++] = digits[b[i] & 15];
+		if (k == sizeof(buf)) {
+			fwrite(buf, 1, k, out);
+			k = 0;
+		}
+	}
+	fwrite(buf, 1, k, out);
 	fputc('"', out);
+}
+
+/* A location whose file is shown as SHOWN (show_path's). */
+static void jloc_shown(FILE *out, const char *shown, unsigned line, unsigned col)
+{
+	fputs("{\"file\": ", out);
+	jstr(out, shown);
+	fputs(", \"line\": ", out);
+	put_uint(out, line);
+	fputs(", \"column\": ", out);
+	put_uint(out, col);
+	fputc('}', out);
 }
 
 static void jloc(FILE *out, const char *file, unsigned line, unsigned col)
 {
 	char pb[4096];
 
-	fputs("{\"file\": ", out);
-	jstr(out, show_path(file, pb, sizeof(pb)));
-	fprintf(out, ", \"line\": %u, \"column\": %u}", line, col);
+	jloc_shown(out, show_path(file, pb, sizeof(pb)), line, col);
 }
 
 static void json_cex(const struct object *o, const struct check_result *r,
@@ -436,6 +464,8 @@ static void json_cex(const struct object *o, const struct check_result *r,
 {
 	const struct cex_region *pk = find_region(x, INTERP_MEM_PACKET);
 	const struct obj_line *prev = NULL;
+	const char *file = NULL, *shown = NULL;
+	char pb[4096];
 	unsigned i, n = 0;
 	size_t k;
 
@@ -470,7 +500,11 @@ static void json_cex(const struct object *o, const struct check_result *r,
 		}
 		if (ln && ln->line) {
 			fputs(", \"location\": ", out);
-			jloc(out, ln->file, ln->line, ln->col);
+			if (ln->file != file) {
+				file = ln->file;
+				shown = show_path(file, pb, sizeof(pb));
+			}
+			jloc_shown(out, shown, ln->line, ln->col);
 		}
 		fputc('}', out);
 	}
@@ -487,7 +521,11 @@ static void json_cex(const struct object *o, const struct check_result *r,
 		prev = ln;
 		if (n++)
 			fputs(", ", out);
-		jloc(out, ln->file, ln->line, ln->col);
+		if (ln->file != file) {   /* most lines are of one file: cleaned once */
+			file = ln->file;
+			shown = show_path(file, pb, sizeof(pb));
+		}
+		jloc_shown(out, shown, ln->line, ln->col);
 	}
 	fputs("]}", out);
 	if (x == r->cex && r->kernel_tried) {

@@ -1644,6 +1644,43 @@ START_TEST(tailcall_taken_and_not)
 }
 END_TEST
 
+/* The JSON writers of counterexamples (report.c): strings escaped byte by
+ * byte where needed and copied in runs between, bytes as two lowercase hex
+ * digits each, also across the writer's 128-byte buffer. */
+START_TEST(json_strings_and_bytes)
+{
+	uint8_t b[300];
+	char *buf = NULL, want[2 * 300 + 3];
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	report_json_str(f, "plain");
+	report_json_str(f, "a\"b\\c\n\001d\"");
+	report_json_str(f, "");
+	report_json_str(f, NULL);
+	fclose(f);
+	ck_assert_str_eq(buf, "\"plain\"\"a\\\"b\\\\c\\u000a\\u0001d\\\"\"\"\"\"\"");
+	free(buf);
+	for (i = 0; i < sizeof(b); i++)
+		b[i] = (uint8_t)(i * 7 + 3);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	report_json_hex(f, b, sizeof(b));
+	report_json_hex(f, b, 0);
+	fclose(f);
+	want[0] = '"';
+	for (i = 0; i < sizeof(b); i++)
+		snprintf(want + 1 + 2 * i, 3, "%02x", b[i]);
+	strcpy(want + 1 + 2 * sizeof(b), "\"");
+	ck_assert_uint_eq(len, sizeof(want) - 1 + 2);
+	ck_assert_int_eq(strncmp(buf, want, sizeof(want) - 1), 0);
+	ck_assert_str_eq(buf + sizeof(want) - 1, "\"\"");
+	free(buf);
+}
+END_TEST
+
 int main(int argc, char **argv)
 {
 	Suite *s = suite_create("replay");
@@ -1656,6 +1693,7 @@ int main(int argc, char **argv)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, outcome_names);
+	tcase_add_test(tc, json_strings_and_bytes);
 	tcase_add_test(tc, assert_fails_at_exit_with_its_site);
 	tcase_add_test(tc, assume_and_entry);
 	tcase_add_test(tc, calls_args_ret_insns_called);
