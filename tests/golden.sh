@@ -9,9 +9,10 @@ out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 "$@" >"$out.raw"
 rc=$?
-# paths of the source tree print as SRC, so the files do not depend on
-# where the tree is checked out
-sed "s|${GOLDEN_SRC:-/nonexistent}|SRC|g" "$out.raw" >"$out"
+# paths of the build and source trees print as BUILD and SRC (the build's
+# first: it may lie inside the source tree), so the files do not depend on
+# where the tree is checked out or built
+sed -e "s|${GOLDEN_BUILD:-/nonexistent}|BUILD|g" -e "s|${GOLDEN_SRC:-/nonexistent}|SRC|g" "$out.raw" >"$out"
 rm -f "$out.raw"
 if [ "$rc" -ne "${GOLDEN_RC:-0}" ]; then
 	echo "golden: '$*' exited with $rc" >&2
