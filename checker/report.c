@@ -448,21 +448,38 @@ static char *uint_digits(char *end, unsigned v)
 	return end;
 }
 
-/* A location whose file is shown as SHOWN (show_path's): one write where
- * the path needs no escape (a counterexample's path is dozens of them). */
-static void jloc_shown(FILE *out, const char *shown, unsigned line, unsigned col)
+/* The length of S when it needs no escape in a JSON string, else -1. */
+static long jplain(const char *s)
+{
+	size_t n = strlen(s), k;
+
+	for (k = 0; k < n; k++)
+		if ((unsigned char)s[k] < 0x20 || s[k] == '"' || s[k] == '\\')
+			return -1;
+	return (long)n;
+}
+
+/* A location whose file is shown as SHOWN (show_path's), PLAIN its
+ * jplain: one write where it needs no escape (a counterexample's path is
+ * dozens of locations, mostly of one file, whose PLAIN its caller keeps). */
+static void jloc_shown(FILE *out, const char *shown, long plain, unsigned line, unsigned col)
 {
 	char b[320], num[12], *d;
-	size_t n = strlen(shown), k, m;
+	size_t k, m;
 
-	if (n > 200)
-		goto slow;
-	for (k = 0; k < n; k++)
-		if ((unsigned char)shown[k] < 0x20 || shown[k] == '"' || shown[k] == '\\')
-			goto slow;
+	if (plain < 0 || plain > 200) {
+		fputs("{\"file\": ", out);
+		jstr(out, shown);
+		fputs(", \"line\": ", out);
+		put_uint(out, line);
+		fputs(", \"column\": ", out);
+		put_uint(out, col);
+		fputc('}', out);
+		return;
+	}
 	memcpy(b, "{\"file\": \"", 10);
-	memcpy(b + 10, shown, n);
-	k = 10 + n;
+	memcpy(b + 10, shown, (size_t)plain);
+	k = 10 + (size_t)plain;
 	memcpy(b + k, "\", \"line\": ", 11);
 	k += 11;
 	d = uint_digits(num + sizeof(num), line);
@@ -477,22 +494,14 @@ static void jloc_shown(FILE *out, const char *shown, unsigned line, unsigned col
 	k += m;
 	b[k++] = '}';
 	fwrite(b, 1, k, out);
-	return;
-slow:
-	fputs("{\"file\": ", out);
-	jstr(out, shown);
-	fputs(", \"line\": ", out);
-	put_uint(out, line);
-	fputs(", \"column\": ", out);
-	put_uint(out, col);
-	fputc('}', out);
 }
 
 static void jloc(FILE *out, const char *file, unsigned line, unsigned col)
 {
 	char pb[4096];
+	const char *shown = show_path(file, pb, sizeof(pb));
 
-	jloc_shown(out, show_path(file, pb, sizeof(pb)), line, col);
+	jloc_shown(out, shown, jplain(shown), line, col);
 }
 
 static void json_cex(const struct object *o, const struct check_result *r,
@@ -502,6 +511,7 @@ static void json_cex(const struct object *o, const struct check_result *r,
 	const struct cex_region *pk = find_region(x, INTERP_MEM_PACKET);
 	const struct obj_line *prev = NULL;
 	const char *file = NULL, *shown = NULL;
+	long plain = -1;
 	char pb[4096];
 	unsigned i, n = 0;
 	size_t k;
@@ -540,8 +550,9 @@ static void json_cex(const struct object *o, const struct check_result *r,
 			if (ln->file != file) {
 				file = ln->file;
 				shown = show_path(file, pb, sizeof(pb));
+				plain = jplain(shown);
 			}
-			jloc_shown(out, shown, ln->line, ln->col);
+			jloc_shown(out, shown, plain, ln->line, ln->col);
 		}
 		fputc('}', out);
 	}
@@ -561,8 +572,9 @@ static void json_cex(const struct object *o, const struct check_result *r,
 		if (ln->file != file) {   /* most lines are of one file: cleaned once */
 			file = ln->file;
 			shown = show_path(file, pb, sizeof(pb));
+			plain = jplain(shown);
 		}
-		jloc_shown(out, shown, ln->line, ln->col);
+		jloc_shown(out, shown, plain, ln->line, ln->col);
 	}
 	fputs("]}", out);
 	if (x == r->cex && r->kernel_tried) {
