@@ -172,6 +172,14 @@ void prefault_forget(void *p, size_t n);
 bool prefault_on(void);
 /* Bytes the helper populated so far (tests, bench_lift). */
 unsigned long prefault_populated(void);
+/* The program's text and constants mapped and the stack's next pages
+ * faulted in, one system call each (the CLI's main, first thing): true
+ * when the kernel populated every read-only segment of the program. */
+bool prefault_image(void);
+/* ... its part for one object (dl_iterate_phdr's INFO): every read-only
+ * PT_LOAD segment populated (tests). */
+struct dl_phdr_info;
+bool prefault_object(const struct dl_phdr_info *info);
 
 /* ---- diag.c ----------------------------------------------------------- */
 enum diag_level { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };

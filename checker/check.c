@@ -422,7 +422,11 @@ static struct lift_memo *lift_memo_of(struct exit_share *sh, const struct ssa_pr
 	return NULL;
 }
 
-static bool exit_shared(const struct exit_share *sh, const struct mon_check *c)
+/* Out of line: its 2 KiB of values would otherwise sit in absint_proves'
+ * frame, beneath the whole pre-pass walk, the deepest stack of a run (a
+ * fresh page of it a fault). */
+static __attribute__((noinline)) bool exit_shared(const struct exit_share *sh,
+						  const struct mon_check *c)
 {
 	uint64_t v[EXIT_VALUES];
 	unsigned i;
