@@ -99,6 +99,24 @@ static void put_uint(FILE *out, unsigned v)
 	fputs(p, out);
 }
 
+static void put_u64(FILE *out, uint64_t v)
+{
+	char b[24], *p = b + sizeof(b);
+
+	*--p = 0;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	fputs(p, out);
+}
+
+/* S then V (a JSON field's name and number) */
+static void put_field(FILE *out, const char *s, uint64_t v)
+{
+	fputs(s, out);
+	put_u64(out, v);
+}
+
 static void hex(FILE *out, const uint8_t *b, uint32_t n, uint32_t max)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -516,20 +534,25 @@ static void json_cex(const struct object *o, const struct check_result *r,
 	unsigned i, n = 0;
 	size_t k;
 
-	fprintf(out, ", \"%s\": {\"replayed\": true", key);
-	fprintf(out, ", \"steps\": %" PRIu64, rr->steps);
+	fputs(", \"", out);
+	fputs(key, out);
+	fputs("\": {\"replayed\": true", out);
+	put_field(out, ", \"steps\": ", rr->steps);
 	if (rr->outcome == REPLAY_EXITED || rr->event == SPEC_EV_EXIT)
-		fprintf(out, ", \"r0\": %" PRIu64, rr->r0);
+		put_field(out, ", \"r0\": ", rr->r0);
 	if (pk && x->pkt) {
-		fprintf(out, ", \"packet_len\": %" PRIu64 ", \"packet\": ", x->pkt_end - x->pkt);
+		put_field(out, ", \"packet_len\": ", x->pkt_end - x->pkt);
+		fputs(", \"packet\": ", out);
 		jhex(out, pk->bytes + (x->pkt - pk->base), (uint32_t)(x->pkt_end - x->pkt));
 	}
 	fputs(", \"regions\": [", out);
 	for (i = 0; i < x->nregions; i++) {
-		fprintf(out, "%s{\"name\": ", i ? ", " : "");
+		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
 		jstr(out, x->regions[i].name);
-		fprintf(out, ", \"kind\": \"%s\", \"address\": %" PRIu64 ", \"bytes\": ",
-			interp_mem_kind_name(x->regions[i].kind), x->regions[i].base);
+		fputs(", \"kind\": \"", out);
+		fputs(interp_mem_kind_name(x->regions[i].kind), out);
+		put_field(out, "\", \"address\": ", x->regions[i].base);
+		fputs(", \"bytes\": ", out);
 		jhex(out, x->regions[i].bytes, x->regions[i].size);
 		fputc('}', out);
 	}
@@ -537,10 +560,11 @@ static void json_cex(const struct object *o, const struct check_result *r,
 	for (i = 0; i < x->ncalls; i++) {
 		const struct obj_line *ln = line_of(o, x->calls[i].sec, x->calls[i].slot);
 
-		fprintf(out, "%s{\"name\": ", i ? ", " : "");
+		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
 		jstr(out, call_name(o, &x->calls[i]));
-		fprintf(out, ", \"result\": %" PRIu64 ", \"tail_call_taken\": %s", x->calls[i].ret,
-			x->calls[i].tail_taken ? "true" : "false");
+		put_field(out, ", \"result\": ", x->calls[i].ret);
+		fputs(x->calls[i].tail_taken ? ", \"tail_call_taken\": true" :
+					       ", \"tail_call_taken\": false", out);
 		if (x->calls[i].key && x->calls[i].key_size) {
 			fputs(", \"key\": ", out);
 			jhex(out, x->calls[i].key, x->calls[i].key_size);
@@ -557,9 +581,12 @@ static void json_cex(const struct object *o, const struct check_result *r,
 		fputc('}', out);
 	}
 	fputs("], \"kernel_reads\": [", out);
-	for (i = 0; i < x->nreads; i++)
-		fprintf(out, "%s{\"address\": %" PRIu64 ", \"size\": %u, \"value\": %" PRIu64 "}",
-			i ? ", " : "", x->reads[i].addr, x->reads[i].size, x->reads[i].value);
+	for (i = 0; i < x->nreads; i++) {
+		put_field(out, i ? ", {\"address\": " : "{\"address\": ", x->reads[i].addr);
+		put_field(out, ", \"size\": ", x->reads[i].size);
+		put_field(out, ", \"value\": ", x->reads[i].value);
+		fputc('}', out);
+	}
 	fputs("], \"path\": [", out);
 	for (k = 0; k < rr->npath; k++) {
 		const struct obj_line *ln = line_of(o, rr->path[k].sec, rr->path[k].slot);
@@ -597,7 +624,9 @@ static void json_one(const struct loaded *l, const struct check_result *r, FILE 
 	jstr(out, c->prog);
 	fputs(", \"invariant\": ", out);
 	jstr(out, c->inv);
-	fprintf(out, ", \"verdict\": \"%s\", \"spec_location\": ", check_verdict_name(r->verdict));
+	fputs(", \"verdict\": \"", out);
+	fputs(check_verdict_name(r->verdict), out);
+	fputs("\", \"spec_location\": ", out);
 	jloc(out, c->file, c->pos.line, c->pos.col);
 	fprintf(out, ", \"seconds\": %.3f", r->seconds);
 	if (r->verdict == CHECK_UNKNOWN || r->verdict == CHECK_ERROR) {
@@ -605,9 +634,9 @@ static void json_one(const struct loaded *l, const struct check_result *r, FILE 
 		jstr(out, r->reason);
 	}
 	if (r->has_worst)
-		fprintf(out, ", \"worst_case_insns\": %" PRIu64, r->worst);
+		put_field(out, ", \"worst_case_insns\": ", r->worst);
 	else if (r->has_worst_max)
-		fprintf(out, ", \"worst_case_insns_at_most\": %" PRIu64, r->worst_max);
+		put_field(out, ", \"worst_case_insns_at_most\": ", r->worst_max);
 	if (r->witness)
 		json_cex(l->o, r, r->witness, &r->wreplay, "worst_case_input", out);
 	if (r->verdict == CHECK_VIOLATED) {
