@@ -111,14 +111,14 @@ static void hold_stderr(void)
 	}
 }
 
-void handover_init(char **argv)
+void handover_init(char **argv, uint64_t start)
 {
 	const char *e = getenv(ENV_NAME);
 	uint64_t now = stats_now(), t;
 	char *end;
 
 	saved_argv = argv;
-	start_ns = now;
+	start_ns = start;
 	if (e) {
 		/* the start of the static process that handed this run over
 		 * (the same clock; never in the future) */

@@ -24,13 +24,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* First thing in main(): saves ARGV (kept as is), takes over the run's
- * start from a static process that handed it over (dynamic build), or
- * holds stderr (static build). */
-void handover_init(char **argv);
+/* First thing in main(): saves ARGV (kept as is), takes START (stats_now()
+ * at main's start) as the run's or takes over the run's start from a
+ * static process that handed it over (dynamic build), or holds stderr
+ * (static build). */
+void handover_init(char **argv, uint64_t start);
 
-/* The run's start, stats_now() clock: this process's handover_init, or
- * the static process's that handed the run over. */
+/* The run's start, stats_now() clock: this process's main's, or the
+ * static process's that handed the run over. */
 uint64_t handover_start_ns(void);
 
 /* Output from here on is final: held stderr is written, and no handover

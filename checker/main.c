@@ -472,9 +472,10 @@ int main(int argc, char **argv)
 	struct arena *a;
 	int *progs, n, err;
 	char **args;
+	uint64_t start = stats_now();   /* --stats total: from here */
 
 	(void)prefault_image();   /* a hint: its answer is for tests */
-	handover_init(argv);
+	handover_init(argv, start);
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
 	args = malloc(sizeof(char *) * ((size_t)argc + 1));

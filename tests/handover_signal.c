@@ -24,7 +24,7 @@ int main(int argc, char **argv)
 	if (argc != 2)
 		return 2;
 	sig = atoi(argv[1]);
-	handover_init(argv);
+	handover_init(argv, 0);
 	fprintf(stderr, "held: %s\n", argv[1]);
 	if (sig)
 		kill(getpid(), sig);
