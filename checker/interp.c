@@ -279,7 +279,14 @@ int interp_add_region(struct interp *ip, enum interp_mem_kind kind,
 		base = INTERP_BASE(kind, n);
 	if (base + size < base)
 		return -EINVAL;
-	for (i = 0; i < n; i++)
+	/* regions 0..7 are the stacks (interp_init), at INTERP_BASE(STACK,
+	 * 0..7): a region outside those windows overlaps none of them (the
+	 * search adds its context, packet and globals every try, past 8
+	 * stacks each time) */
+	i = n >= INTERP_MAX_FRAMES &&
+	    (base >= INTERP_BASE(INTERP_MEM_STACK, INTERP_MAX_FRAMES) ||
+	     base + size <= INTERP_BASE(INTERP_MEM_STACK, 0)) ? INTERP_MAX_FRAMES : 0;
+	for (; i < n; i++)
 		if (base < old[i].base + old[i].size &&
 		    old[i].base < base + size)
 			return -EINVAL;
