@@ -278,6 +278,37 @@ static bool has_nibble(const uint8_t *p, uint64_t x)
 	return ~(((v & lo) + lo) | v | lo) != 0;
 }
 
+/* 0x80 in each byte of V that is 0, else 0 (exact: no carry crosses a
+ * byte) */
+static uint64_t zero_mask(uint64_t v)
+{
+	const uint64_t lo = 0x7f7f7f7f7f7f7f7full;
+
+	return ~(((v & lo) + lo) | v | lo);
+}
+
+/* The first offset from OFF on whose bytes at + AT[k] may have every bit
+ * of XB[k] (k < M, AT ascending): 8 offsets a step while all 8 bytes
+ * their loads need are below N (exactly those that have them), then OFF
+ * as it is (the caller tests each byte). */
+static uint32_t bits_next(const uint8_t *buf, uint32_t n, uint32_t off, const uint8_t *xb,
+			  const uint8_t *at, unsigned m)
+{
+	uint64_t v, hit;
+	unsigned k;
+
+	for (; off + at[m - 1] + 8 <= n; off += 8) {
+		hit = ~0ull;
+		for (k = 0; k < m; k++) {
+			memcpy(&v, buf + off + at[k], 8);
+			hit &= zero_mask(~v & 0x0101010101010101ull * xb[k]);
+		}
+		if (hit)
+			return off + (unsigned)__builtin_ctzll(hit) / 8;
+	}
+	return off;
+}
+
 /* Replace the W-byte encodings (both byte orders) of X in BUF[0..N) by Y
  * and Y +- 1, a candidate each (at most 4 places). The search for a
  * nibble skips 8 bytes a step where none has it (a byte a step, two
@@ -361,6 +392,9 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 		a0 = at[0];                /* X is not 0: m >= 1 */
 		x0 = xb[0];
 		for (off = 0; off + w <= n && hits < 4; off++) {
+			off = bits_next(buf, n, off, xb, at, m);
+			if (off + w > n)
+				break;
 			if ((buf[off + a0] & x0) != x0)
 				continue;  /* the first lacks some of X's bits there */
 			for (k = 1; k < m && (buf[off + at[k]] & xb[k]) == xb[k]; k++)
