@@ -555,10 +555,55 @@ static int decode_range(const struct bpf_insn *raw, uint32_t n,
 	return 0;
 }
 
+/* Slot T of the N is an instruction a transfer may reach (not an LD
+ * imm64's second slot) */
+static bool reachable(const struct insn *out, uint32_t n, int64_t t)
+{
+	return t >= 0 && t < n && !out[t].cont;
+}
+
+/* Each slot's fast class (struct insn), over the section's N slots */
+static void mark_fast(struct insn *out, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		struct insn *in = &out[i];
+		bool ok = in->dst < ISA_NREGS && in->src < ISA_NREGS;
+
+		in->fast = 0;
+		if (in->op == ISA_NOPS)        /* an LD imm64's second slot */
+			continue;
+		switch (isa_table[in->op].kind) {
+		case ISA_K_ALU:
+		case ISA_K_NEG:
+		case ISA_K_MOVSX:
+			ok = ok && in->dst != ISA_REG_FP && reachable(out, n, (int64_t)i + 1);
+			break;
+		case ISA_K_JA:
+			ok = ok && !in->srcreg &&
+			     reachable(out, n, (int64_t)i + 1 + (in->is64 ? in->off : in->imm));
+			break;
+		case ISA_K_JCOND:
+			ok = ok && reachable(out, n, (int64_t)i + 1) &&
+			     reachable(out, n, (int64_t)i + 1 + in->off);
+			break;
+		case ISA_K_END: case ISA_K_CALL: case ISA_K_CALLX: case ISA_K_EXIT:
+		case ISA_K_LDDW: case ISA_K_LDPKT: case ISA_K_LDX: case ISA_K_ST:
+		case ISA_K_STX: case ISA_K_ATOMIC: case ISA_NKINDS:
+			ok = false;
+			break;
+		}
+		in->fast = ok ? (uint8_t)INSN_FAST(in->op, in->is64, in->srcreg) : 0;
+	}
+}
+
 int insn_decode(const struct bpf_insn *raw, uint32_t n, struct insn *out,
 		const char *file, const char *where, struct diag *d)
 {
-	return decode_range(raw, n, out, file, where, 0, d);
+	int err = decode_range(raw, n, out, file, where, 0, d);
+
+	if (!err)
+		mark_fast(out, n);
+	return err;
 }
 
 /* ---- resolution ------------------------------------------------------- */
@@ -899,6 +944,8 @@ int insn_decode_object(const struct object *o, struct insn ***out,
 					  o->sections[i].nslots + 1);
 		err = decode_section(o, (int)i, secs[i], d) ?:
 		      insn_resolve(o, (int)i, secs[i], d);
+		if (!err)
+			mark_fast(secs[i], o->sections[i].nslots);
 	}
 	if (err)
 		return err;

@@ -41,7 +41,7 @@ struct insn_ref {
 };
 
 /* 40 bytes (48 until session 21: insn_ref's union), no padding inside but
- * after the flags: one per instruction slot of the object (a million at
+ * after fast (session 27: in what was padding): one per instruction slot of the object (a million at
  * the benchmark's largest; docs/architecture.md "Lift memory layout"). */
 struct insn {
 	enum isa_op op : 8;  /* ISA_NOPS for the second slot of LD imm64 */
@@ -54,9 +54,21 @@ struct insn {
 	bool srcreg : 1;     /* second operand is register src (X), not imm (K) */
 	bool cont : 1;       /* second slot of an LD imm64 */
 	bool fetch : 1;      /* ATOMIC: returns the old value */
+	/* INSN_FAST(op, is64, srcreg) for an ALU, NEG, MOVSX, JA or JCOND
+	 * operation that cannot fault where it is (its registers exist, dst
+	 * is not r10 for a write, its next slot or targets are instructions
+	 * of the section), else 0: the interpreter runs it without checks
+	 * (interp.c run_loop). Set by insn_decode and insn_decode_object over
+	 * a whole section; code that changes a decoded instruction's
+	 * operation, operands or neighbours must set it 0 (0 is always right). */
+	uint8_t fast;
 	uint64_t imm64;      /* LDDW: the 64-bit immediate; else (u64)(s64)imm */
 	struct insn_ref ref; /* filled by insn_resolve() */
 };
+
+#define INSN_FAST(op, is64, srcreg) (1 + 4 * (unsigned)(op) + 2 * (unsigned)(is64) + \
+					   (unsigned)(srcreg))
+_Static_assert(INSN_FAST(ISA_NOPS, 1, 1) <= UINT8_MAX, "struct insn's fast fits 8 bits");
 
 /* Decode N raw slots into OUT (N entries). WHERE names the code in messages
  * ("xdp_fw" or "section 'xdp'"); FILE is the object path. On an invalid
