@@ -562,38 +562,49 @@ static bool reachable(const struct insn *out, uint32_t n, int64_t t)
 	return t >= 0 && t < n && !out[t].cont;
 }
 
-/* Each slot's fast class (struct insn), over the section's N slots */
+/* IN's fast class (struct insn) at slot I of the section's N */
+static unsigned fast_class(const struct insn *out, uint32_t n, uint32_t i, const struct insn *in)
+{
+	bool next = reachable(out, n, (int64_t)i + 1);
+
+	if (in->dst >= ISA_NREGS || in->src >= ISA_NREGS)
+		return 0;
+	switch (isa_table[in->op].kind) {
+	case ISA_K_ALU:
+	case ISA_K_NEG:
+	case ISA_K_MOVSX:
+		if (next && in->dst != ISA_REG_FP)
+			return INSN_FAST(in->op, in->is64, in->srcreg);
+		return 0;
+	case ISA_K_JA:
+		if (!in->srcreg &&
+		    reachable(out, n, (int64_t)i + 1 + (in->is64 ? in->off : in->imm)))
+			return INSN_FAST(in->op, in->is64, false);
+		return 0;
+	case ISA_K_JCOND:
+		if (next && reachable(out, n, (int64_t)i + 1 + in->off))
+			return INSN_FAST(in->op, in->is64, in->srcreg);
+		return 0;
+	case ISA_K_LDX:                        /* its width aside, one class */
+	case ISA_K_ST:
+	case ISA_K_STX:
+		if (next && (in->size == 1 || in->size == 2 || in->size == 4 || in->size == 8) &&
+		    (in->op == ISA_ST || in->op == ISA_STX || in->dst != ISA_REG_FP))
+			return INSN_FAST(in->op, false, false);
+		return 0;
+	case ISA_K_END: case ISA_K_CALL: case ISA_K_CALLX: case ISA_K_EXIT:
+	case ISA_K_LDDW: case ISA_K_LDPKT: case ISA_K_ATOMIC: case ISA_NKINDS:
+		break;
+	}
+	return 0;
+}
+
+/* Each slot's fast class, over the section's N slots */
 static void mark_fast(struct insn *out, uint32_t n)
 {
-	for (uint32_t i = 0; i < n; i++) {
-		struct insn *in = &out[i];
-		bool ok = in->dst < ISA_NREGS && in->src < ISA_NREGS;
-
-		in->fast = 0;
-		if (in->op == ISA_NOPS)        /* an LD imm64's second slot */
-			continue;
-		switch (isa_table[in->op].kind) {
-		case ISA_K_ALU:
-		case ISA_K_NEG:
-		case ISA_K_MOVSX:
-			ok = ok && in->dst != ISA_REG_FP && reachable(out, n, (int64_t)i + 1);
-			break;
-		case ISA_K_JA:
-			ok = ok && !in->srcreg &&
-			     reachable(out, n, (int64_t)i + 1 + (in->is64 ? in->off : in->imm));
-			break;
-		case ISA_K_JCOND:
-			ok = ok && reachable(out, n, (int64_t)i + 1) &&
-			     reachable(out, n, (int64_t)i + 1 + in->off);
-			break;
-		case ISA_K_END: case ISA_K_CALL: case ISA_K_CALLX: case ISA_K_EXIT:
-		case ISA_K_LDDW: case ISA_K_LDPKT: case ISA_K_LDX: case ISA_K_ST:
-		case ISA_K_STX: case ISA_K_ATOMIC: case ISA_NKINDS:
-			ok = false;
-			break;
-		}
-		in->fast = ok ? (uint8_t)INSN_FAST(in->op, in->is64, in->srcreg) : 0;
-	}
+	for (uint32_t i = 0; i < n; i++)      /* not an LD imm64's second slot */
+		out[i].fast = out[i].op == ISA_NOPS ? 0 :
+			      (uint8_t)fast_class(out, n, i, &out[i]);
 }
 
 int insn_decode(const struct bpf_insn *raw, uint32_t n, struct insn *out,

@@ -57,8 +57,9 @@ struct insn {
 	/* INSN_FAST(op, is64, srcreg) for an ALU, NEG, MOVSX, JA or JCOND
 	 * operation that cannot fault where it is (its registers exist, dst
 	 * is not r10 for a write, its next slot or targets are instructions
-	 * of the section), else 0: the interpreter runs it without checks
-	 * (interp.c run_loop). Set by insn_decode and insn_decode_object over
+	 * of the section), INSN_FAST(op, 0, 0) for such an LDX, LDXSX, ST or
+	 * STX (of width 1, 2, 4 or 8), else 0: the interpreter runs it
+	 * without those checks (interp.c run_loop). Set by insn_decode and insn_decode_object over
 	 * a whole section; code that changes a decoded instruction's
 	 * operation, operands or neighbours must set it 0 (0 is always right). */
 	uint8_t fast;

@@ -942,11 +942,35 @@ static bool well_formed(struct interp *ip, const struct insn *in)
 		continue; \
 	}
 
+/* The host bytes of an access of SIZE at ADDR (WRITE: a store) that
+ * find's first two tries place (the region an access found last, the
+ * frame's stack) in a region it may use, touched as access_in touches
+ * them; else NULL, and exec runs the instruction (the scan, a kernel
+ * load, the fault's message) as before. */
+static inline uint8_t *quick_access(struct interp *ip, uint64_t addr, uint32_t size, bool write)
+{
+	const struct interp_region *r = ip->regions.data;
+	size_t f = ip->depth - 1, n = ip->regions.len;
+
+	if ((size_t)ip->hit < n && contains(&r[ip->hit], addr, size))
+		r += ip->hit;
+	else if (f < n && contains(&r[f], addr, size))
+		r += f;
+	else
+		return NULL;
+	if (!r->live || (write && !r->writable))
+		return NULL;
+	if (r->seen)
+		touch(r, addr - r->base, size);
+	return r->bytes + (addr - r->base);
+}
+
 /* Execute until the run ends or an interp_invoke() callee returns. The
- * register operations the decoder classed (insn.h INSN_FAST) run in the
- * loop's own switch; the rest, and code decoded otherwise, through
- * well_formed and exec (which took 50-60 host instructions for an ALU
- * operation or a jump, 86 an instruction on average). */
+ * operations the decoder classed (insn.h INSN_FAST) run in the loop's
+ * own switch, a load or store when quick_access finds its bytes; the
+ * rest, and code decoded otherwise, through well_formed and exec (which
+ * took 50-60 host instructions for an ALU operation or a jump, 86 an
+ * instruction on average). */
 static void run_loop(struct interp *ip)
 {
 	uint64_t limit = ip->max_steps ? ip->max_steps : INTERP_DEFAULT_STEPS;
@@ -973,6 +997,31 @@ static void run_loop(struct interp *ip)
 #define X(op, e) FAST_JCOND(op, e)
 		INTERP_JCOND(X)
 #undef X
+		case INSN_FAST(ISA_LDX, false, false):
+		case INSN_FAST(ISA_LDXSX, false, false): {
+			uint8_t *p = quick_access(ip, regs[in->src] + (int64_t)in->off, in->size,
+						  false);
+			uint64_t v;
+
+			if (!p)
+				break;
+			v = load_le(p, in->size);
+			regs[in->dst] = in->op == ISA_LDXSX ? val_sext(v, 8u * in->size) : v;
+			ip->pc++;
+			continue;
+		}
+		case INSN_FAST(ISA_ST, false, false):
+		case INSN_FAST(ISA_STX, false, false): {
+			uint8_t *p = quick_access(ip, regs[in->dst] + (int64_t)in->off, in->size,
+						  true);
+
+			if (!p)
+				break;
+			store_le(p, in->size,
+				 in->op == ISA_STX ? regs[in->src] : (uint64_t)(int64_t)in->imm);
+			ip->pc++;
+			continue;
+		}
 		case INSN_FAST(ISA_JA, true, false):
 			ip->pc += 1 + (uint32_t)in->off;
 			continue;
