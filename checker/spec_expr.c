@@ -354,12 +354,14 @@ static void not_const(struct resolver *r, struct spec_pos at)
 	fail(r, at, "%s: not a constant expression", r->what);
 }
 
+/* The lookups test the first byte before a call to strcmp (a call per
+ * const of the file was 0.4% of tc_classifier). */
 const struct cst *resolve_find_const(const struct sfile *f, const char *name)
 {
 	const struct cst *c = f->consts.data;
 
 	for (size_t i = 0; i < f->consts.len; i++)
-		if (!strcmp(c[i].name, name))
+		if (c[i].name[0] == name[0] && !strcmp(c[i].name, name))
 			return &c[i];
 	return NULL;
 }
@@ -369,7 +371,7 @@ int resolve_find_var(const struct resolver *r, const char *name)
 	const struct mon_var *v = r->vars.data;
 
 	for (size_t i = 0; i < r->vars.len; i++)
-		if (!strcmp(v[i].name, name))
+		if (v[i].name[0] == name[0] && !strcmp(v[i].name, name))
 			return (int)i;
 	return -1;
 }

@@ -83,15 +83,37 @@ static const char *expr_text(struct resolver *r, const struct spec_expr *e)
 static struct mon_stmt **rblock(struct resolver *r, const struct spec_block *b,
 				unsigned *n);
 
+struct site_text {
+	const struct spec_stmt *s;
+	const char *text, *msg;
+};
+
+/* The text and message of assert S: the same in every check (arena
+ * strings, shared) */
+static const struct site_text *site_text(struct resolver *r, const struct spec_stmt *s)
+{
+	struct site_text *t = r->site_texts.data;
+	size_t i;
+
+	for (i = 0; i < r->site_texts.len; i++)
+		if (t[i].s == s)
+			return &t[i];
+	t = PUSH(r, r->site_texts, struct site_text);
+	t->s = s;
+	t->text = expr_text(r, s->expr);
+	t->msg = s->msg ? s->msg : arena_cat3(r->a, "assertion failed: ", t->text, "");
+	return t;
+}
+
 static unsigned add_site(struct resolver *r, const struct spec_stmt *s)
 {
 	struct mon_assert *as = PUSH(r, r->asserts, struct mon_assert);
-	const char *text = expr_text(r, s->expr);
+	const struct site_text *t = site_text(r, s);
 
 	as->pos = s->pos;
 	as->file = r->f->path;
-	as->text = text;
-	as->msg = s->msg ? s->msg : arena_cat3(r->a, "assertion failed: ", text, "");
+	as->text = t->text;
+	as->msg = t->msg;
 	as->handler = (unsigned)r->handlers.len;
 	return (unsigned)r->asserts.len - 1;
 }
@@ -157,8 +179,10 @@ static void rhandler(struct resolver *r, const struct spec_clause *cl)
 
 static void reserved(struct resolver *r, const char *name, struct spec_pos at)
 {
+	/* the first byte before a call to strcmp (a call per built-in name was
+	 * 0.3% of tc_classifier) */
 	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
-		if (!strcmp(name, builtins[i]))
+		if (name[0] == builtins[i][0] && !strcmp(name, builtins[i]))
 			fail(r, at, "'%s' is a built-in name", name);
 }
 
