@@ -132,6 +132,8 @@ static int check_btf(struct loader *l, const uint8_t *p, size_t size)
 	strs = p + h.hdr_len + h.str_off;
 	if (!h.str_len || strs[0] || strs[h.str_len - 1])
 		return loader_fail(l, "section '.BTF': bad string table");
+	l->btf_strs = (const char *)strs;
+	l->btf_str_len = h.str_len;
 	return check_btf_types(l, p + h.hdr_len + h.type_off, h.type_len, h.str_len);
 }
 
@@ -163,9 +165,11 @@ int btf_load(struct loader *l)
 
 const char *btf_str(struct loader *l, uint32_t off)
 {
-	const char *s = l->o->btf ? btf__name_by_offset(l->o->btf, off) : NULL;
-
-	return s ? arena_strdup(l->a, s) : NULL;
+	/* the string btf__name_by_offset finds, read from the image (libbpf's
+	 * is its copy) */
+	if (!l->o->btf || off >= l->btf_str_len)
+		return NULL;
+	return loader_str(l, l->btf_strs + off);
 }
 
 const struct btf_type *btf_skip_mods(const struct btf *btf, uint32_t *id)

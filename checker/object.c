@@ -175,7 +175,7 @@ static int name_sections(struct loader *l, size_t shstrndx)
 		if (!n)
 			return loader_fail(l, "section %zu: bad name offset 0x%x", i,
 					   l->secs[i].sh.sh_name);
-		l->secs[i].name = arena_strdup(l->a, n);
+		l->secs[i].name = loader_str(l, n);
 	}
 	l->secs[0].name = "";
 	return 0;
@@ -288,7 +288,7 @@ static int read_sym(struct loader *l, const struct lsec *st, size_t strtab, size
 	name = elf_strptr(l->elf, strtab, y->s.st_name);
 	if (!name)
 		return loader_fail(l, "symbol %zu: bad name offset 0x%x", i, y->s.st_name);
-	y->name = GELF_ST_TYPE(y->s.st_info) == STT_SECTION ? "" : arena_strdup(l->a, name);
+	y->name = GELF_ST_TYPE(y->s.st_info) == STT_SECTION ? "" : loader_str(l, name);
 	if (y->s.st_shndx == SHN_XINDEX)
 		return loader_fail(l, "symbol '%s': extended section indices are not supported",
 				   name);
@@ -327,16 +327,30 @@ bool loader_sym_is_object(const struct lsym *s)
 
 /* ---- code sections and functions -------------------------------------- */
 
+/* Are the N bytes at P in the image, and does it outlive the object? */
+static bool kept(const struct loader *l, const void *p, size_t n)
+{
+	uintptr_t a = (uintptr_t)p, img = (uintptr_t)l->image;
+
+	return l->image_kept && p && a >= img && n <= l->image_size &&
+	       a - img <= l->image_size - n;
+}
+
+const char *loader_str(struct loader *l, const char *s)
+{
+	if (kept(l, s, 1) &&
+	    memchr(s, 0, l->image_size - (size_t)((uintptr_t)s - (uintptr_t)l->image)))
+		return s;
+	return arena_strdup(l->a, s);
+}
+
 /* A code section's instructions: in the image itself where it outlives the
  * object and the section's bytes are there, aligned (libelf hands out the
  * image's own bytes for a section it need not convert), else a copy (the
  * raw code of a million-instruction program is 8 MB; it is only read). */
 static const struct bpf_insn *code_of(const struct loader *l, const struct lsec *ls)
 {
-	uintptr_t p = (uintptr_t)ls->data, img = (uintptr_t)l->image;
-
-	if (l->image_kept && ls->data && p >= img && ls->size <= l->image_size &&
-	    p - img <= l->image_size - ls->size && p % _Alignof(struct bpf_insn) == 0)
+	if (kept(l, ls->data, ls->size) && (uintptr_t)ls->data % _Alignof(struct bpf_insn) == 0)
 		return (const struct bpf_insn *)ls->data;
 	return arena_dup(l->a, ls->data, ls->size);
 }
