@@ -68,24 +68,36 @@ static const char *const class_names[8] = {
 /* ---- decoding --------------------------------------------------------- */
 
 struct dctx {
-	const char *file, *where;
+	const char *file;
+	/* what the messages name: WHERE, or else function FUNC of object O
+	 * (or its section SEC where FUNC is -1), named only for a message */
+	const char *where;
+	const struct object *o;
+	int sec, func;
 	struct diag *d;
 	uint32_t slot;
 	uint8_t code;
-	uint8_t byte_op[256];  /* the first table row of each opcode byte */
+	const uint8_t *byte_op;  /* the first table row of each opcode byte */
 };
 
 __attribute__((format(printf, 2, 3)))
 static int bad(const struct dctx *c, const char *fmt, ...)
 {
-	char what[256];
+	char what[256], buf[256];
+	const char *where = c->where;
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	if (!where && c->func >= 0)
+		snprintf(buf, sizeof(buf), "%s '%s'",
+			 c->o->funcs[c->func].is_prog ? "prog" : "func",
+			 c->o->funcs[c->func].name);
+	else if (!where)
+		snprintf(buf, sizeof(buf), "section '%s'", c->o->sections[c->sec].name);
 	return diag_fail(c->d, c->file, "%s: insn %u: %s (code 0x%02x)",
-			 c->where, c->slot, what, c->code);
+			 where ? where : buf, c->slot, what, c->code);
 }
 
 #define CLS_BIT(cls) (1u << (cls))
@@ -163,12 +175,12 @@ static unsigned size_bytes(uint8_t code)
  * alone: its class and its operation or mode bits), so that decoding a slot
  * is one array index instead of a scan of the table. Rows are entered last
  * to first so that the first matching row wins. */
-static void fill_byte_ops(struct dctx *c)
+static void fill_byte_ops(uint8_t byte_op[256])
 {
 	_Static_assert(ISA_NOPS < 256, "enum isa_op must fit a byte");
 	_Static_assert(sizeof(void *) != 8 || sizeof(struct insn) == 40,
 		       "struct insn is 40 bytes on 64-bit machines");
-	memset(c->byte_op, ISA_NOPS, sizeof(c->byte_op));
+	memset(byte_op, ISA_NOPS, 256);
 	for (int op = ISA_NOPS - 1; op >= 0; op--) {
 		/* the row's classes, found once (not a test per class) */
 		unsigned classes = kind_classes(isa_table[op].kind);
@@ -182,7 +194,7 @@ static void fill_byte_ops(struct dctx *c)
 			unsigned free_bits = opbits ? 0x08 : 0x18, x;
 
 			for (x = 0; x <= free_bits; x += 0x08)
-				c->byte_op[isa_table[op].code | cls | x] = (uint8_t)op;
+				byte_op[isa_table[op].code | cls | x] = (uint8_t)op;
 		}
 	}
 }
@@ -529,20 +541,16 @@ static int decode_one(const struct dctx *c, const struct bpf_insn *r,
 }
 
 /* Decode N slots; messages number them from BASE. */
-static int decode_range(const struct bpf_insn *raw, uint32_t n,
-			struct insn *out, const char *file, const char *where,
-			uint32_t base, struct diag *d)
+static int decode_range(struct dctx *c, const struct bpf_insn *raw, uint32_t n,
+			struct insn *out, uint32_t base)
 {
-	struct dctx c = { file, where, d, 0, 0, {0} };
-
-	fill_byte_ops(&c);
 	for (uint32_t i = 0; i < n; i++) {
 		const struct bpf_insn *next = i + 1 < n ? &raw[i + 1] : NULL;
 		int err;
 
-		c.slot = base + i;
-		c.code = raw[i].code;
-		err = decode_one(&c, &raw[i], next, &out[i]);
+		c->slot = base + i;
+		c->code = raw[i].code;
+		err = decode_one(c, &raw[i], next, &out[i]);
 		if (err)
 			return err;
 		if (out[i].op == ISA_LDDW) {
@@ -610,8 +618,12 @@ static void mark_fast(struct insn *out, uint32_t n)
 int insn_decode(const struct bpf_insn *raw, uint32_t n, struct insn *out,
 		const char *file, const char *where, struct diag *d)
 {
-	int err = decode_range(raw, n, out, file, where, 0, d);
+	uint8_t byte_op[256];
+	struct dctx c = { .file = file, .where = where, .d = d, .byte_op = byte_op };
+	int err;
 
+	fill_byte_ops(byte_op);
+	err = decode_range(&c, raw, n, out, 0);
 	if (!err)
 		mark_fast(out, n);
 	return err;
@@ -905,10 +917,10 @@ int64_t insn_jump_target(const struct insn *in, uint32_t slot)
  * and count insns from its start; slots outside every function are decoded
  * under the section's name, counted from the section start. */
 static int decode_section(const struct object *o, int sec, struct insn *out,
-			  struct diag *d)
+			  const uint8_t *byte_op, struct diag *d)
 {
 	const struct obj_section *s = &o->sections[sec];
-	char where[256];
+	struct dctx c = { .file = o->path, .o = o, .sec = sec, .d = d, .byte_op = byte_op };
 	uint32_t p = 0;
 
 	while (p < s->nslots) {
@@ -928,14 +940,8 @@ static int decode_section(const struct object *o, int sec, struct insn *out,
 				n++;
 			base = p;
 		}
-		if (f >= 0)
-			snprintf(where, sizeof(where), "%s '%s'",
-				 o->funcs[f].is_prog ? "prog" : "func",
-				 o->funcs[f].name);
-		else
-			snprintf(where, sizeof(where), "section '%s'", s->name);
-		err = decode_range(s->raw + p, n, out + p, o->path, where,
-				   base, d);
+		c.func = f;
+		err = decode_range(&c, s->raw + p, n, out + p, base);
 		if (err)
 			return err;
 		p += n;
@@ -948,12 +954,14 @@ int insn_decode_object(const struct object *o, struct insn ***out,
 {
 	struct insn **secs = arena_new_array(o->arena, struct insn *,
 					     o->nsections + 1);
+	uint8_t byte_op[256];
 	int err = 0;
 
+	fill_byte_ops(byte_op);      /* once: it was a fifth of a small function's decode */
 	for (uint32_t i = 0; i < o->nsections && !err; i++) {
 		secs[i] = arena_new_array(o->arena, struct insn,
 					  o->sections[i].nslots + 1);
-		err = decode_section(o, (int)i, secs[i], d) ?:
+		err = decode_section(o, (int)i, secs[i], byte_op, d) ?:
 		      insn_resolve(o, (int)i, secs[i], d);
 		if (!err)
 			mark_fast(secs[i], o->sections[i].nslots);
