@@ -18,7 +18,18 @@ struct builder {
 	struct diag *d;
 	const struct obj_func *f;
 	const char *path;
+	/* the passes' work arrays, one block of 4 * (nblocks + 1) ints:
+	 * each pass takes what it needs and zeroes it (a calloc and a free
+	 * per array, 14 a function, were a third of a small function's
+	 * cfg_build) */
+	int *tmp;
 };
+
+/* N ints of B's work block from AT, zeroed */
+static int *tmp_ints(const struct builder *b, size_t at, size_t n)
+{
+	return memset(b->tmp + at, 0, n * sizeof(int));
+}
 
 /* one per basic block: a million-instruction function has a third of a
  * million */
@@ -180,15 +191,14 @@ static int link_blocks(struct builder *b)
 }
 
 /* Iterative DFS from the entry: reachability, post-order, retreating edges. */
-static void dfs_order(struct cfg *g, int *order, int *norder, uint8_t *onstack,
+static void dfs_order(const struct builder *b, int *order, int *norder, uint8_t *onstack,
 		      uint8_t *retreat)
 {
-	int *stack = calloc(g->nblocks + 1, sizeof(int));
-	int *next = calloc(g->nblocks + 1, sizeof(int));
+	struct cfg *g = b->g;
+	int *stack = tmp_ints(b, 0, (size_t)g->nblocks + 1);
+	int *next = tmp_ints(b, (size_t)g->nblocks + 1, (size_t)g->nblocks + 1);
 	int sp = 0;
 
-	if (!stack || !next)
-		abort();
 	stack[sp++] = 0;
 	g->blocks[0].reachable = true;
 	onstack[0] = 1;
@@ -212,8 +222,6 @@ static void dfs_order(struct cfg *g, int *order, int *norder, uint8_t *onstack,
 		order[(*norder)++] = u;
 		sp--;
 	}
-	free(stack);
-	free(next);
 }
 
 static int intersect(const struct cfg *g, int a, int b)
@@ -259,15 +267,15 @@ static void dominators(struct cfg *g, const int *post, int n)
 
 /* Number the dominator tree in DFS pre- and post-order (children by a
  * counting sort on idom), so that dominance is two comparisons. */
-static void dom_intervals(struct cfg *g)
+static void dom_intervals(const struct builder *b)
 {
+	struct cfg *g = b->g;
 	int n = g->nblocks, i, sp = 0;
-	int *cnt = calloc((size_t)n + 1, sizeof(int)), *kid = calloc((size_t)n + 1, sizeof(int));
-	int *stack = calloc((size_t)n + 1, sizeof(int)), *next = calloc((size_t)n + 1, sizeof(int));
+	size_t m = (size_t)n + 1;
+	int *cnt = tmp_ints(b, 0, m), *kid = tmp_ints(b, m, m);
+	int *stack = tmp_ints(b, 2 * m, m), *next = tmp_ints(b, 3 * m, m);
 	uint32_t clock = 0;
 
-	if (!cnt || !kid || !stack || !next)
-		abort();
 	for (i = 1; i < n; i++)
 		if (g->blocks[i].reachable && g->blocks[i].idom >= 0)
 			cnt[g->blocks[i].idom + 1]++;
@@ -293,10 +301,6 @@ static void dom_intervals(struct cfg *g)
 			sp--;
 		}
 	}
-	free(cnt);
-	free(kid);
-	free(stack);
-	free(next);
 }
 
 bool cfg_dominates(const struct cfg *g, int a, int b)
@@ -367,13 +371,10 @@ static void add_latch(struct arena *a, struct cfg_loop *lp, int l)
  * the smallest other loop holding its header, a block's loop the smallest
  * loop holding it (natural loops with different headers nest or are
  * disjoint, and a nested one is strictly smaller). */
-static void nest_loops(struct cfg *g)
+static void nest_loops(struct cfg *g, int *order, int *cnt)
 {
-	int i, j, *order = calloc((size_t)g->nloops + 1, sizeof(int)), *cnt;
+	int i, j;
 
-	cnt = calloc((size_t)g->nblocks + 2, sizeof(int));
-	if (!order || !cnt)
-		abort();
 	for (i = 0; i < g->nloops; i++) {
 		const struct cfg_loop *lp = &g->loops[i];
 
@@ -400,8 +401,6 @@ static void nest_loops(struct cfg *g)
 
 		lp->depth = lp->parent < 0 ? 1 : g->loops[lp->parent].depth + 1;
 	}
-	free(order);
-	free(cnt);
 }
 
 static int find_loops(struct builder *b, const uint8_t *retreat)
@@ -415,9 +414,7 @@ static int find_loops(struct builder *b, const uint8_t *retreat)
 	/* the back edges first (their sources, in block order), the headers
 	 * numbered as they are met, so that the loop array has one entry per
 	 * loop (it had one per block) */
-	back = malloc(sizeof(int) * ((size_t)g->nblocks * 2 + 1));
-	if (!back)
-		abort();
+	back = tmp_ints(b, 0, (size_t)g->nblocks * 2 + 1);
 	for (i = 0; i < g->nblocks; i++) {
 		struct cfg_block *bl = &g->blocks[i];
 
@@ -427,7 +424,6 @@ static int find_loops(struct builder *b, const uint8_t *retreat)
 			if (!retreat[i * 2 + j])
 				continue;
 			if (!cfg_dominates(g, h, i)) {
-				free(back);
 				diag_fail(b->d, b->path,
 					  "function '%s': insn %u: irreducible control flow (a cycle entered other than through its header)",
 					  b->f->name, bl->last);
@@ -449,16 +445,13 @@ static int find_loops(struct builder *b, const uint8_t *retreat)
 		}
 		add_latch(b->a, &g->loops[k], l);
 	}
-	free(back);
-	mark = calloc((size_t)g->nblocks + 1, sizeof(int));
-	work = calloc((size_t)g->nblocks + 1, sizeof(int));
-	if (!mark || !work)
-		abort();
+	mark = tmp_ints(b, 0, (size_t)g->nblocks + 1);
+	work = tmp_ints(b, (size_t)g->nblocks + 1, (size_t)g->nblocks + 1);
 	for (k = 0; k < g->nloops; k++)
 		loop_body(g, b->a, &g->loops[k], mark, k + 1, work);
-	free(mark);
-	free(work);
-	nest_loops(g);
+	/* ORDER (a loop each) and CNT (zeroed, nblocks + 2) */
+	nest_loops(g, tmp_ints(b, 0, (size_t)g->nloops + 1),
+		   tmp_ints(b, (size_t)g->nloops + 1, (size_t)g->nblocks + 2));
 	return 0;
 }
 
@@ -484,19 +477,21 @@ int cfg_build(const struct object *o, int func, const struct insn *insns,
 	err = err ?: make_blocks(&b, lead);
 	err = err ?: link_blocks(&b);
 	if (!err) {
-		onstack = calloc(b.g->nblocks, 1);
-		retreat = calloc((size_t)b.g->nblocks * 2, 1);
-		post = calloc(b.g->nblocks, sizeof(int));
-		if (!onstack || !retreat || !post)
+		/* one block: post, the work arrays, then onstack and retreat */
+		size_t n = (size_t)b.g->nblocks;
+
+		post = calloc(1, sizeof(int) * (n + 4 * (n + 1)) + 3 * n);
+		if (!post)
 			abort();
-		dfs_order(b.g, post, &npost, onstack, retreat);
+		b.tmp = post + n;
+		onstack = (uint8_t *)(b.tmp + 4 * (n + 1));
+		retreat = onstack + n;
+		dfs_order(&b, post, &npost, onstack, retreat);
 		dominators(b.g, post, npost);
-		dom_intervals(b.g);
+		dom_intervals(&b);
 		err = find_loops(&b, retreat);
 	}
 	free(lead);
-	free(onstack);
-	free(retreat);
 	free(post);
 	if (!err)
 		*out = b.g;
