@@ -142,8 +142,9 @@ void buf_free(struct vec *v);
 /* Room for N elements in V at once (its len kept): for an array whose
  * usual size is known, instead of reallocs from 8 by doubling. */
 void buf_reserve(struct vec *v, size_t n, size_t elem_size);
-/* calloc for a large scratch array (released with free): from 4 MiB it is
- * marked for transparent huge pages like buf_push's arrays. */
+/* calloc for a scratch array (released with free; aborts when out of
+ * memory): from 4 MiB it is marked for transparent huge pages like
+ * buf_push's arrays; up to 1 KiB it comes from malloc's thread cache. */
 void *calloc_big(size_t n, size_t size);
 /* For a process's main (the CLI; not the library's business otherwise):
  * let the small allocations that follow come from a heap region marked

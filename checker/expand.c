@@ -113,15 +113,13 @@ struct dense {
 static void dense_build(struct expander *e, int f, const struct cfg *g)
 {
 	struct dense *d = &e->dense[f];
-	uint32_t *nb = calloc((size_t)g->nloops + 1, sizeof(uint32_t));
-	uint32_t *nl = calloc((size_t)g->nloops + 1, sizeof(uint32_t));
+	uint32_t *nb = calloc_big((size_t)g->nloops + 1, sizeof(uint32_t));
+	uint32_t *nl = calloc_big((size_t)g->nloops + 1, sizeof(uint32_t));
 	int b, l;
 
 	d->index = arena_new_array(e->a, int, (size_t)g->nblocks + g->nloops + 1);
 	d->nblk = arena_new_array(e->a, uint32_t, (size_t)g->nloops + 1);
 	d->size = arena_new_array(e->a, uint32_t, (size_t)g->nloops + 1);
-	if (!nb || !nl)
-		abort();
 	for (b = 0; b < g->nblocks; b++)
 		d->index[b] = (int)nb[g->blocks[b].loop + 1]++;
 	for (l = 0; l < g->nloops; l++)

@@ -331,9 +331,7 @@ void mem_setup(struct enc *en)
 	e->mem0r = arena_new_array(en->a, Z3_ast, n);
 	e->region_name = arena_new_array(en->a, const char *, n);
 	en->rg = arena_new_array(en->a, uint16_t, p->nvalues ? p->nvalues : 1);
-	en->ctxoff = calloc(p->nvalues ? p->nvalues : 1, sizeof(int64_t));
-	if (!en->ctxoff)
-		abort();
+	en->ctxoff = calloc_big(p->nvalues, sizeof(int64_t));
 	e->region = en->rg;
 	if (!en->objmode) {
 		e->mem0 = e->mem0r[0] = named_array(en, "mem0");
@@ -612,9 +610,7 @@ void smt_precheck(const struct ssa_prog *p, struct arena *a, struct smt_precheck
 	if (!en.objmode)
 		return;               /* bare code: one flat memory, no notes */
 	en.rg = arena_new_array(a, uint16_t, n);
-	en.ctxoff = calloc(n, sizeof(int64_t));
-	if (!en.ctxoff)
-		abort();
+	en.ctxoff = calloc_big(n, sizeof(int64_t));
 	en.prog_type = p->o->funcs[p->func].prog_type;
 	en.has_pkt = instrument_pkt_fields(en.prog_type, &en.off_data, &en.off_end, &en.off_meta);
 	prepass(&en);

@@ -49,10 +49,8 @@ struct ptrinfo lift_ptr_rec(const struct lifter *l, uint32_t v)
 static void ptab_grow(struct lifter *l)
 {
 	uint32_t n = l->ptab ? (l->ptab_mask + 1) * 2 : 64, i, h;
-	struct ptrent *t = calloc(n, sizeof(*t));
+	struct ptrent *t = calloc_big(n, sizeof(*t));
 
-	if (!t)
-		abort();
 	for (i = 0; l->ptab && i <= l->ptab_mask; i++) {
 		if (!l->ptab[i].id)
 			continue;
@@ -100,11 +98,9 @@ static uint32_t const_hash(int64_t c)
 static void ctab_grow(struct lifter *l)
 {
 	uint32_t n = l->ctab ? (l->ctab_mask + 1) * 2 : 64, i, h;
-	uint32_t *t = calloc(n, sizeof(*t));
+	uint32_t *t = calloc_big(n, sizeof(*t));
 	const uint32_t *ids = l->consts.data;
 
-	if (!t)
-		abort();
 	for (i = 0; i < l->consts.len; i++) {
 		for (h = const_hash(lift_value(l, ids[i])->imm) & (n - 1); t[h]; h = (h + 1) & (n - 1))
 			;
