@@ -185,18 +185,13 @@ static int frame_index(struct lifter *l, uint16_t f)
 	return -1;
 }
 
-/* Where value V + OFF (SIZE bytes) points: 0 = not the stack; 1 = a
- * constant stack slot (*fi, *slot, *byte set); 2 = frame *fi at a variable
- * offset; -1 = the stack in a way the lift does not model (reported as
- * unsupported). */
-static int stack_loc(struct lifter *l, uint32_t v, int16_t off, unsigned size,
-		     int *fi, unsigned *slot, unsigned *byte)
+/* stack_loc of a value with a pointer record (its kind not PTR_NONE) */
+static int stack_loc_rec(struct lifter *l, uint32_t v, int16_t off, unsigned size,
+			 int *fi, unsigned *slot, unsigned *byte)
 {
-	struct ptrinfo pi = lift_ptr(l, v);
+	struct ptrinfo pi = lift_ptr_rec(l, v);
 	int64_t o;
 
-	if (pi.kind == PTR_NONE)
-		return 0;
 	if (pi.kind == PTR_MIXED) {
 		lift_unsupported(l, "insn %u: access through a pointer that is a stack pointer on some paths only",
 				 l->slot);
@@ -222,6 +217,19 @@ static int stack_loc(struct lifter *l, uint32_t v, int16_t off, unsigned size,
 		return -1;
 	}
 	return 1;
+}
+
+/* Where value V + OFF (SIZE bytes) points: 0 = not the stack; 1 = a
+ * constant stack slot (*fi, *slot, *byte set); 2 = frame *fi at a variable
+ * offset; -1 = the stack in a way the lift does not model (reported as
+ * unsupported). Most values are no stack pointer: that test inline, the
+ * rest a call. */
+static inline int stack_loc(struct lifter *l, uint32_t v, int16_t off, unsigned size,
+			    int *fi, unsigned *slot, unsigned *byte)
+{
+	if (((const uint8_t *)l->pkind.data)[v] == PTR_NONE)
+		return 0;
+	return stack_loc_rec(l, v, off, size, fi, slot, byte);
 }
 
 /* A load at a variable offset into frame FI: SLOTLOAD over all its slots. */
