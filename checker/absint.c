@@ -835,23 +835,40 @@ static void consts_everywhere(struct walk *w)
 }
 
 /* The blocks' instructions without their constants, once per walk
- * (run_block follows these; W's run, run_at, run_gap, run_tail). */
-static void runs(struct walk *w)
+ * (run_block follows these; W's run, run_at, run_gap, run_tail). A phi
+ * that no value and no block reads (a register or slot merged at a join
+ * and not used after it: most of tc_classifier's) is left out the same
+ * way: its value would be read by nothing on any path. READ is scratch,
+ * a zeroed byte per value. */
+static void runs(struct walk *w, uint8_t *read)
 {
 	const struct ssa_prog *p = w->p;
 	uint32_t b, i, n = 0;
 
+	for (i = 1; i < p->nvalues; i++) {
+		const struct ssa_insn *v = p->values[i];
+		uint32_t k;
+
+		for (k = 0; k < v->nargs; k++)
+			read[v->args[k]] = 1;
+	}
+	for (b = 0; b < p->nblocks; b++)
+		read[p->blocks[b]->a] = read[p->blocks[b]->b] = 1;
 	for (b = 0; b < p->nblocks; b++) {
 		const struct ssa_block *blk = p->blocks[b];
 		uint32_t gap = 0;
 
 		w->run_at[b] = n;
 		for (i = 0; i < blk->ninsns; i++) {
-			if (blk->insns[i]->kind == SSA_CONST) {
+			const struct ssa_insn *v = blk->insns[i];
+
+			/* (a phi's operand for every edge in: run_block's check) */
+			if (v->kind == SSA_CONST ||
+			    (v->kind == SSA_PHI && !read[v->id] && v->nargs >= blk->npreds)) {
 				gap++;
 				continue;
 			}
-			w->run[n] = blk->insns[i];
+			w->run[n] = v;
 			w->run_gap[n++] = gap;
 			gap = 0;
 		}
@@ -866,11 +883,11 @@ static void runs(struct walk *w)
  * where its stamp is this evaluation's, op_eval's entries (an entry per
  * value run at most, each written when made), the runs (runs) and the
  * definitions on the path (a value is defined once on it); zeroed,
- * the rest by value id, and absint_canon's classes (made here) and
- * table. The trail is made at the
+ * the rest by value id, absint_canon's classes (made here) and table,
+ * and a byte per value for runs (returned). The trail is made at the
  * size it comes to, four entries a value (xdp_lb's walks reached 1,024
  * entries of 265 to 336 values; each doubling from 64 copied it). */
-static void by_value(struct walk *w)
+static uint8_t *by_value(struct walk *w)
 {
 	const struct ssa_prog *p = w->p;
 	size_t n = p->nvalues ? p->nvalues : 1, total = 0, slots = absint_canon_slots(n);
@@ -882,7 +899,7 @@ static void by_value(struct walk *w)
 	at = malloc(sizeof(*w->env) * 2 * n + sizeof(*w->ops) * (total + 1) +
 		    sizeof(*w->run) * (total + 1) +
 		    sizeof(*w->run_at) * (2 * (p->nblocks + 1) + total) + sizeof(*w->defs) * n);
-	ids = calloc(1, sizeof(*ids) * (7 * n + slots) + 2 * n);
+	ids = calloc(1, sizeof(*ids) * (7 * n + slots) + 3 * n);
 	if (!at || !ids)
 		abort();
 	w->env = (struct absint_val *)(void *)at;
@@ -905,6 +922,7 @@ static void by_value(struct walk *w)
 	w->def = (bool *)(ids + 7 * n + slots);
 	w->shl_by = (uint8_t *)(w->def + n);
 	w->trail = grow(w->trail, &w->captrail, 4 * n, sizeof(*w->trail));
+	return w->shl_by + n;
 }
 
 void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
@@ -912,6 +930,7 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 {
 	struct absint_opts dflt = { .budget = ABSINT_DEFAULT_BUDGET };
 	struct walk w = { .p = p, .r = r, .keep = NO_STAMP };
+	uint8_t *read;
 
 	memset(r, 0, sizeof(*r));
 	r->verdict = ABSINT_PROVED;
@@ -931,12 +950,12 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 		give_up(&w, "the program has %u values", p->nvalues);
 		return;
 	}
-	by_value(&w);
+	read = by_value(&w);
 	w.flat = !p->o || p->bare;
 	if (!absint_shifted(p, w.shl_of, w.shl_by))
 		abort();
 	consts_everywhere(&w);
-	runs(&w);
+	runs(&w, read);
 	if (run_block(&w, 0, 0)) {
 		at_end(&w, 0);
 		if (!w.stop && p->blocks[0]->nsucc)
