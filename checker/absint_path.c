@@ -411,25 +411,20 @@ static inline bool blocks(const struct cell *e, const struct cell *c)
  * write to its region (the program's byte loads, then the spec's exit
  * read of a u16 over them): those bytes of it are theirs (met), and each
  * is recorded as a part of it, so that narrowing either narrows the
- * other (absint.c back, whole). At most 8 parts. */
-static void has_parts(struct walk *w, uint32_t id, const struct cell *c)
+ * other (absint.c back, whole). At most 8 parts: the cells AT (1 + their
+ * index, newest first, N of them) absint_load's scan found (narrower
+ * loads of C's bytes: it_parts). */
+#define LOAD_PARTS 8u
+static void has_parts(struct walk *w, uint32_t id, const struct cell *c, const uint32_t *at,
+		      unsigned n)
 {
-	const struct cell *e;
-	struct cell_it it;
-	unsigned np = 0;
+	unsigned i;
 
-	for (e = mem_first(w, &it); e && np < 8; e = cell_next(w, &it)) {
-		struct absint_val x, y;
+	for (i = 0; i < n; i++) {
+		const struct cell *e = &w->cells[at[i] - 1];   /* (a push may move them) */
 		uint64_t d = e->off - c->off;
+		struct absint_val x, y;
 
-		if (e->kind == C_WRITE || e->kind == C_MSUM) {
-			if (blocks(e, c))
-				break;
-			continue;
-		}
-		if (e->kind != C_LOAD || e->root != c->root || e->region != c->region || e->sx ||
-		    !w->def[e->id] || e->size >= c->size || d >= 8 || d + e->size > c->size)
-			continue;
 		x = w->env[find(w, id)];
 		y = get(w, e->id);
 		y = absint_insert(&x, &y, (unsigned)d, e->size);
@@ -438,8 +433,16 @@ static void has_parts(struct walk *w, uint32_t id, const struct cell *c)
 		absint_cell_push(w, &(struct cell){ .kind = C_PART, .root = find(w, id),
 						    .id = find(w, e->id), .off = d,
 						    .size = e->size });
-		np++;
 	}
+}
+
+/* Load cell E (of C's root and region, its value defined) is narrower
+ * and within C's bytes, zero-extended: a part has_parts records. */
+static inline bool it_parts(const struct cell *e, const struct cell *c)
+{
+	uint64_t d = e->off - c->off;
+
+	return !e->sx && e->size < c->size && d < 8 && d + e->size <= c->size;
 }
 
 /* LOAD V: true when V was defined here (memory cells: an alias of an
@@ -452,6 +455,8 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 			  .size = v->size, .sx = v->sx };
 	const struct cell *in = NULL, *e;
 	struct cell_it it;
+	uint32_t parts[LOAD_PARTS];
+	unsigned nparts = 0;
 
 	if (!region)
 		return false;
@@ -469,6 +474,9 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 			/* inside E: its bytes c.off - e.off ... (modular offsets) */
 			if (!in && c.off - e->off < 8 && c.off - e->off + c.size <= e->size)
 				in = e;
+			/* what has_parts's own scan of these cells found */
+			if (nparts < LOAD_PARTS && it_parts(e, &c))
+				parts[nparts++] = it.at;
 			continue;
 		}
 		/* C_WRITE, C_MSUM: the memory chain's other kinds */
@@ -500,7 +508,7 @@ bool absint_load(struct walk *w, const struct ssa_insn *v, struct absint_val *va
 	if (in && !c.sx)
 		part(w, v->id, in->id, (unsigned)(c.off - in->off), c.size, val);
 	else if (!in && !c.sx)
-		has_parts(w, v->id, &c);
+		has_parts(w, v->id, &c, parts, nparts);
 	c.id = find(w, v->id);
 	absint_cell_push(w, &c);
 	return true;
