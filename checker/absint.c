@@ -919,14 +919,15 @@ static void runs(struct walk *w, uint8_t *read)
  * where its stamp is this evaluation's, op_eval's entries (an entry per
  * value run at most, each written when made), the runs (runs) and the
  * definitions on the path (a value is defined once on it); zeroed,
- * the rest by value id, absint_canon's classes (made here) and table,
+ * the rest by value id (but ALIAS, each value its own), absint_canon's
+ * classes (made here) and table,
  * and a byte per value for runs (returned). The trail is made at the
  * size it comes to, four entries a value (xdp_lb's walks reached 1,024
  * entries of 265 to 336 values; each doubling from 64 copied it). */
 static uint8_t *by_value(struct walk *w)
 {
 	const struct ssa_prog *p = w->p;
-	size_t n = p->nvalues ? p->nvalues : 1, total = 0, slots = absint_canon_slots(n);
+	size_t n = p->nvalues ? p->nvalues : 1, total = 0, slots = absint_canon_slots(n), i;
 	uint32_t *ids, b;
 	char *at;
 
@@ -948,6 +949,8 @@ static uint8_t *by_value(struct walk *w)
 	w->run_gap = w->run_tail + p->nblocks + 1;
 	w->defs = w->run_gap + total;
 	w->alias = ids;
+	for (i = 0; i < n; i++)
+		ids[i] = (uint32_t)i;     /* ALIAS: none an alias yet */
 	w->phi_arg = ids + n;
 	w->holder = ids + 2 * n;
 	w->shl_of = ids + 3 * n;

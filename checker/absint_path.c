@@ -58,7 +58,7 @@ static void make_alias(struct walk *w, uint32_t id, uint32_t rep, const struct a
 	struct absint_val m;
 
 	rep = find(w, rep);
-	if (rep == id || !w->def[rep] || w->alias[id])
+	if (rep == id || !w->def[rep] || w->alias[id] != id)
 		return;
 	m = w->env[rep];
 	if (absint_meet(&m, val) && !same_val(&m, &w->env[rep]))

@@ -140,7 +140,7 @@ struct walk {
 	uint64_t top_steps;       /* the steps when absint_reeval_top began */
 	unsigned in_reeval;       /* inside reeval: memo holds this evaluation's */
 	uint32_t *alias;          /* by value id: the load it reads the same cell
-	                           * as on this path, or 0 */
+	                           * as on this path, or itself (find: one load) */
 	const uint32_t *canon;    /* by value id: its class of equal values
 	                           * (absint_canon), 0: none */
 	uint32_t *holder;         /* by class: the value of it defined on this
@@ -195,7 +195,7 @@ static inline void *grow(void *p, size_t *cap, size_t need, size_t elem)
  * none). */
 static inline uint32_t find(const struct walk *w, uint32_t id)
 {
-	return w->alias[id] ? w->alias[id] : id;
+	return w->alias[id];
 }
 
 static inline void trail_push(struct walk *w, uint32_t id)
@@ -245,7 +245,7 @@ static inline void undo_to(struct walk *w, struct mark mark)
 		if ((id & HOLD_BITS) == HOLD_BITS) {
 			w->holder[id & ~HOLD_BITS] = 0;
 		} else if (id & ALIAS_BIT) {
-			w->alias[id & ~ALIAS_BIT] = 0;
+			w->alias[id & ~ALIAS_BIT] = id & ~ALIAS_BIT;
 		} else if (id == CELL_MARK) {
 			w->ncells--;
 			w->lastk[w->cells[w->ncells].kind] = w->cells[w->ncells].prevk;
