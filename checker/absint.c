@@ -144,7 +144,7 @@ bool absint_is_bool(const struct walk *w, uint32_t id)
 {
 	struct absint_val v = get(w, id);
 
-	return id != 0 && w->def[find(w, id)] && v.umax <= 1;
+	return w->def[find(w, id)] && v.umax <= 1;
 }
 
 static bool is_zero(const struct walk *w, uint32_t id)
@@ -477,7 +477,7 @@ static inline const struct absint_val *get_at(const struct walk *w, uint32_t id)
 	static const struct absint_val top = { 0, UINT64_MAX, INT64_MIN, INT64_MAX, 0, UINT64_MAX };
 
 	id = find(w, id);
-	return id == 0 || !w->def[id] ? &top : &w->env[id];
+	return !w->def[id] ? &top : &w->env[id];
 }
 
 /* V's value from its operands' (get); an op_eval remembers is given
@@ -516,7 +516,7 @@ static void select_alias(struct walk *w, const struct ssa_insn *v, const struct 
 static inline bool reeval_runs(const struct walk *w, uint32_t id, unsigned depth)
 {
 	id = find(w, id);
-	return id != 0 && depth != 0 && absint_pure(w->p->values[id]->kind) && w->def[id] &&
+	return depth != 0 && absint_pure(w->p->values[id]->kind) && w->def[id] &&
 	       w->stamp[id] != w->now;
 }
 
@@ -526,7 +526,7 @@ static inline const struct absint_val *reeval_at(struct walk *w, uint32_t id, un
 
 	id = find(w, id);
 	v = w->p->values[id];
-	if (id == 0 || depth == 0 || !absint_pure(v->kind) || !w->def[id])
+	if (depth == 0 || !absint_pure(v->kind) || !w->def[id])
 		return get_at(w, id);
 	if (w->stamp[id] == w->now)
 		return &w->memo[id];

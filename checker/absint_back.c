@@ -20,7 +20,7 @@ bool absint_narrow(struct walk *w, uint32_t id, const struct absint_val *t, unsi
 	struct absint_val y;
 
 	id = find(w, id);
-	if (id == 0 || !w->def[id])
+	if (!w->def[id])
 		return true;
 	y = w->env[id];
 	if (!absint_meet(&y, t))

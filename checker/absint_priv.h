@@ -126,7 +126,8 @@ struct walk {
 	struct absint_result *r;
 	struct absint_val *env;   /* by value id */
 	bool *def;                /* by value id: evaluated on this path (a bool:
-	                           * a byte's stores may alias any field) */
+	                           * a byte's stores may alias any field); never
+	                           * UNDEF's (0: define), so !def[id] is id 0 too */
 	uint32_t *phi_arg;        /* by phi id: its operand on this path */
 	struct absint_val *memo;  /* by value id: re-evaluated (stamp) */
 	uint32_t *stamp, now;
@@ -212,7 +213,7 @@ static inline void trail_push(struct walk *w, uint32_t id)
 static inline void set(struct walk *w, uint32_t id, const struct absint_val *v)
 {
 	id = find(w, id);
-	if (id == 0 || !w->def[id])   /* UNDEF: stays any value */
+	if (!w->def[id])   /* UNDEF (never defined): stays any value */
 		return;
 	trail_push(w, id);
 	w->trail[w->ntrail - 1].old = w->env[id];
@@ -312,7 +313,7 @@ static inline const struct cell *cell_next(const struct walk *w, struct cell_it 
 static inline struct absint_val get(const struct walk *w, uint32_t id)
 {
 	id = find(w, id);
-	return id == 0 || !w->def[id] ? absint_top() : w->env[id];
+	return !w->def[id] ? absint_top() : w->env[id];
 }
 
 /* Define ID on this path (undone when the walk backs out). */
@@ -440,7 +441,7 @@ static inline struct absint_val absint_reeval(struct walk *w, uint32_t id, unsig
 
 	id = find(w, id);           /* an alias: its representative's value */
 	v = w->p->values[id];
-	if (id == 0 || depth == 0 || !absint_pure(v->kind))
+	if (depth == 0 || !absint_pure(v->kind))    /* UNDEF (0) is not pure */
 		return get(w, id);
 	if (!w->def[id])
 		return absint_top();
