@@ -800,7 +800,10 @@ static int key_decide(const struct walk *w, const struct fact_key *key)
 	if (key->form != FACT_EQ)
 		return -1;
 	for (e = kind_first(w, &it, C_FACT); e; e = cell_next(w, &it)) {
-		if (e->root != key->a || e->b != key->b)
+		/* an ordering fact (JLT, JLE) of the same two values is not
+		 * an equality's: `a < b` read as `a JLT b` was taken for
+		 * `a != b` false (seed 11's program 9762, a run dropped) */
+		if ((e->op != ISA_JEQ && e->op != ISA_JNE) || e->root != key->a || e->b != key->b)
 			continue;
 		if (e->off == key->k)
 			return e->op == key->op;

@@ -1014,6 +1014,13 @@ static const struct pcase pcases[] = {
 	{ "an ordering's negation",
 	  "ldxw %r2, [%r1]\nldxw %r3, [%r1+4]\njgt %r2, %r3, out\njle %r2, %r3, ok\nmov %r0, 1\n"
 	  "exit\nok:\nout:\nmov %r0, 0\nexit\n", {0}, 0, { { ISA_JEQ, 0 } }, true, {0} },
+	/* an ordering fact is no equality's: `b < w` taken, `w != b` was
+	 * decided false by it (key_decide read JLT as the op of an equality
+	 * fact), the run through `big` dropped (seed 11's program 9762) */
+	{ "an ordering, then an inequality of the two",
+	  "ldxb %r8, [%r1]\nldxh %r2, [%r1+2]\njge %r8, %r2, out\njne %r2, %r8, big\n"
+	  "mov %r0, 0\nexit\nbig:\nmov %r0, 1\nexit\nout:\nmov %r0, 0\nexit\n", {0}, 0,
+	  { { ISA_JEQ, 0 } }, false, { 1, 0, 5, 0 } },
 	/* x % c < c for a c that is not 0 (absint_path.c absint_rem_fact):
 	 * the mod instruction, and div, mul, sub as clang writes it */
 	{ "a remainder below its divisor",
