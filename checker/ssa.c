@@ -270,18 +270,20 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 /* ---- blocks ------------------------------------------------------------ */
 
 /* one per node of the expanded program: its size is the lift's memory */
-_Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_block) == 56,
-	       "struct ssa_block is 56 bytes on 64-bit machines");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_block) == 48,
+	       "struct ssa_block is 48 bytes on 64-bit machines");
 /* one per value (with its operands after it) */
 _Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_insn) == 48,
 	       "struct ssa_insn is 48 bytes on 64-bit machines");
 
 static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id)
 {
-	struct ssa_block *b = arena_alloc8(l->a, sizeof(*b));   /* 56 bytes: 8-aligned */
+	/* 8-aligned: a block with one predecessor takes 56 bytes */
+	struct ssa_block *b = arena_alloc8(l->a, sizeof(*b) + sizeof(uint32_t) * n->npreds);
 	const struct xctx *c = &l->x->ctxs[n->ctx];
 
 	b->id = id;
+	b->npreds = n->npreds;
 	b->frame = (uint16_t)c->frame;     /* its function: the frame's (ssa_block_func) */
 	l->blk = b;
 	l->g = l->x->cfgs[c->func];
@@ -632,8 +634,6 @@ static int lift_graph(struct lifter *l)
 		struct state *st;
 
 		begin_block(l, n, t);
-		l->blk->preds = arena_alloc8(l->a, sizeof(uint32_t) * (n->npreds + 1));
-		l->blk->npreds = n->npreds;
 		if (n->npreds) {
 			st = node_state(l, n, &x->in_edges[x->in_start[ni]], out, left, ins);
 		} else {

@@ -145,13 +145,14 @@ struct ssa_prog;
  * V's frame (-1 where P has no such frame or object). */
 int ssa_value_sec(const struct ssa_prog *p, const struct ssa_insn *v);
 
-/* Fields are ordered so that the struct has no padding inside but its end
- * (56 bytes, one per node of the expanded program, allocated 8-aligned: 80
- * until session 21, with a note pointer and three origin fields nothing
- * read; 64 until session 22, with its function, which the frame gives). */
+/* Fields are ordered so that the struct has no padding inside but a byte
+ * before its predecessors (48 bytes and 4 a predecessor, one per node of
+ * the expanded program, allocated 8-aligned: 80 until session 21, with a
+ * note pointer and three origin fields nothing read; 64 until session 22,
+ * with its function, which the frame gives; 56 and an array of its own
+ * for the predecessors until session 27). */
 struct ssa_block {
 	struct ssa_insn **insns;  /* phis first */
-	uint32_t *preds;          /* one per incoming edge, the phi order */
 	uint32_t id;
 	uint32_t ninsns;
 	uint32_t a, b;            /* BRANCH operands, EXIT value */
@@ -165,6 +166,7 @@ struct ssa_block {
 	bool cond64;
 	uint8_t nsucc;            /* entries of succ: at most 2 */
 	uint8_t note;             /* enum ssa_note */
+	uint32_t preds[];         /* npreds: one per incoming edge, the phi order */
 };
 
 /* The function block B belongs to (index in o->funcs): the one running in
