@@ -605,11 +605,15 @@ static void incoming_edges(struct xgraph *x, struct arena *a)
 	x->in_edges = arena_new_array(a, uint32_t, total + 1);
 	for (t = 0; t < x->nnodes; t++) {
 		const struct xnode *n = &x->nodes[x->order[t]];
+		/* the out-edge lifted last: to the later target, the second
+		 * of two to one node */
+		uint32_t last = n->nsucc == 2 &&
+			x->nodes[n->succ[1].to].topo < x->nodes[n->succ[0].to].topo ? 0 : n->nsucc - 1u;
 
 		for (j = 0; j < n->nsucc; j++) {
 			uint32_t to = n->succ[j].to;
 
-			x->in_edges[x->in_start[to] + fill[to]++] = x->order[t] * 2 + j;
+			x->in_edges[x->in_start[to] + fill[to]++] = x->order[t] * 4 + j * 2 + (j == last);
 		}
 	}
 	free(fill);
@@ -685,7 +689,7 @@ int expand_program(const struct object *o, int func, struct insn **insns,
 		e.err = topo_sort(&e);
 	if (e.err)
 		return e.err;
-	if (!x->unsupported && x->nnodes <= UINT32_MAX / 2) {
+	if (!x->unsupported && x->nnodes <= UINT32_MAX / 4) {
 		x->nslots = block_slots(x);
 		incoming_edges(x, a);
 	}

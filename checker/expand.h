@@ -87,8 +87,10 @@ struct xgraph {
 	uint32_t *order;          /* node indices in topological order */
 	/* the incoming edges of every node, sources in topological order:
 	 * node N's are in_edges[in_start[N] .. in_start[N + 1]), each its
-	 * source * 2 + which of the source's successors (4 bytes an edge: a
-	 * million-node expansion has 1.7M; at most 2^31 nodes) */
+	 * source * 4 + which of the source's successors * 2 + 1 if it is the
+	 * source's last out-edge in topological order (the later target; of
+	 * two edges to one node, the second) (4 bytes an edge: a million-node
+	 * expansion has 1.7M; at most 2^30 nodes) */
 	uint32_t *in_start, *in_edges;
 	struct ssa_frame *frames;
 	uint32_t nframes;

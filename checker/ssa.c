@@ -517,18 +517,26 @@ static void state_put(struct lifter *l, struct state *s)
 	*(struct state **)buf_push(&l->spare, sizeof(s)) = s;
 }
 
-/* An incoming edge of a node (xgraph.in_edges): its source node and which
- * of the source's successors it is, as SRC * 2 + J. */
+/* An incoming edge of a node (xgraph.in_edges): its source node, which
+ * of the source's successors it is, and whether it is the last of them
+ * to be lifted, as SRC * 4 + J * 2 + LAST. */
 typedef uint32_t pedge;
 
 static uint32_t pedge_src(pedge p)
 {
-	return p >> 1;
+	return p >> 2;
 }
 
 static const struct xedge *pedge_edge(const struct xgraph *x, pedge p)
 {
-	return &x->nodes[p >> 1].succ[p & 1];
+	return &x->nodes[p >> 2].succ[(p >> 1) & 1];
+}
+
+/* The edge takes its source's state over (a count of the edges left per
+ * node was 4 bytes a node). */
+static bool pedge_last(pedge p)
+{
+	return p & 1;
 }
 
 static void entry_state(struct lifter *l, struct state *st)
@@ -563,8 +571,7 @@ static void entry_state(struct lifter *l, struct state *st)
  * carries its source's state (taken over when that was the source's last
  * successor); at a join the edges' states are merged. */
 static struct state *node_state(struct lifter *l, const struct xnode *n,
-				const pedge *pe, struct state **out,
-				uint32_t *left, struct state **ins)
+				const pedge *pe, struct state **out, struct state **ins)
 {
 	const struct xgraph *x = l->x;
 	struct state *st;
@@ -573,14 +580,13 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 	if (n->npreds == 1) {
 		uint32_t src = pedge_src(pe[0]);
 
-		if (left[src] == 1) {
+		if (pedge_last(pe[0])) {
 			st = out[src];
 			out[src] = NULL;
 		} else {
 			st = state_get(l);
 			state_copy(l, st, out[src]);
 		}
-		left[src]--;
 		l->st = st;
 		apply_edge(l, st, &x->nodes[src], pedge_edge(x, pe[0]));
 		l->blk->preds[0] = x->nodes[src].topo;
@@ -592,14 +598,13 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 		uint32_t src = pedge_src(pe[i]);
 
 		/* the source's last successor takes its state over */
-		if (left[src] == 1) {
+		if (pedge_last(pe[i])) {
 			ins[i] = out[src];
 			out[src] = NULL;
 		} else {
 			ins[i] = state_get(l);
 			state_copy(l, ins[i], out[src]);
 		}
-		left[src]--;
 		apply_edge(l, ins[i], &x->nodes[src], pedge_edge(x, pe[i]));
 		l->blk->preds[i] = x->nodes[src].topo;
 	}
@@ -613,21 +618,17 @@ static int lift_graph(struct lifter *l)
 {
 	const struct xgraph *x = l->x;
 	struct state **out, **ins;
-	uint32_t *left;
 	uint32_t i, j, t, maxp = 1;
 
 	for (i = 0; i < x->nnodes; i++)
 		if (x->nodes[i].npreds > maxp)
 			maxp = x->nodes[i].npreds;
-	/* one block: out and ins (pointers), then left */
-	out = calloc_big((size_t)x->nnodes + maxp, sizeof(*out) + sizeof(uint32_t));
+	/* one block: out and ins */
+	out = calloc_big((size_t)x->nnodes + maxp, sizeof(*out));
 	ins = out + x->nnodes;
-	left = (uint32_t *)(void *)(ins + maxp);
 	l->state_size = state_size(x);
 	l->p->blocks = arena_new_array(l->a, struct ssa_block *, x->nnodes);
 	l->p->nblocks = x->nnodes;
-	for (i = 0; i < x->nnodes; i++)
-		left[i] = x->nodes[i].nsucc;
 	for (t = 0; t < x->nnodes; t++) {
 		uint32_t ni = x->order[t];
 		const struct xnode *n = &x->nodes[ni];
@@ -635,7 +636,7 @@ static int lift_graph(struct lifter *l)
 
 		begin_block(l, n, t);
 		if (n->npreds) {
-			st = node_state(l, n, &x->in_edges[x->in_start[ni]], out, left, ins);
+			st = node_state(l, n, &x->in_edges[x->in_start[ni]], out, ins);
 		} else {
 			/* the entry (every other node has a predecessor) */
 			st = state_get(l);
@@ -731,8 +732,8 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	undef->size = 8;
 	if (l.x->unsupported) {
 		p->unsupported = l.x->unsupported;
-	} else if (l.x->nnodes > UINT32_MAX / 2) {
-		p->unsupported = "more than 2^31 nodes after unrolling";   /* pedge */
+	} else if (l.x->nnodes > UINT32_MAX / 4) {
+		p->unsupported = "more than 2^30 nodes after unrolling";   /* pedge */
 	} else {
 		err = lift_graph(&l);
 	}
