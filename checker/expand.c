@@ -348,7 +348,7 @@ static uint32_t node_intern(struct expander *e, enum xnode_kind kind,
 
 /* one per node, one per loop iteration: a large share of the expansion's
  * memory */
-_Static_assert(sizeof(struct xnode) == 40, "struct xnode is 40 bytes");
+_Static_assert(sizeof(struct xnode) == 36, "struct xnode is 36 bytes");
 _Static_assert(sizeof(struct xctx) == 24, "struct xctx is 24 bytes");
 
 /* IMM: the edge's iteration number, which xedge_imm derives from the
@@ -551,17 +551,24 @@ static void expand_node(struct expander *e, uint32_t n)
 	}
 }
 
+/* X's order and the nodes' positions in it (which take the place of
+ * their counts of incoming edges: x->in_start keeps those). */
 static int topo_sort(struct expander *e)
 {
 	struct xgraph *x = e->x;
 	uint32_t *indeg = malloc(sizeof(uint32_t) * (x->nnodes + 1));
-	uint32_t head = 0, tail = 0, i, j;
+	uint32_t head = 0, tail = 0, i, j, total = 0;
 
 	if (!indeg)
 		abort();
-	x->order = arena_new_array(e->a, uint32_t, x->nnodes);
-	for (i = 0; i < x->nnodes; i++)
+	x->in_start = arena_new_array(e->a, uint32_t, x->nnodes + 1);
+	for (i = 0; i < x->nnodes; i++) {
+		x->in_start[i] = total;
 		indeg[i] = x->nodes[i].npreds;
+		total += indeg[i];
+	}
+	x->in_start[x->nnodes] = total;
+	x->order = arena_new_array(e->a, uint32_t, x->nnodes);
 	x->order[tail++] = 0;
 	while (head < tail) {
 		struct xnode *n = &x->nodes[x->order[head]];
@@ -587,22 +594,16 @@ static void bounds(unsigned *bound, unsigned *cb_bound)
 	*bound = *bound ? *bound : 1;
 }
 
-/* X's in_start and in_edges (in A; made once per expansion: the lifts
- * of its checks read them). */
+/* X's in_edges (in A; made once per expansion: the lifts of its checks
+ * read them), by in_start (topo_sort). */
 static void incoming_edges(struct xgraph *x, struct arena *a)
 {
 	uint32_t *fill = calloc_big(x->nnodes + 1, sizeof(uint32_t));
-	uint32_t i, j, t, total = 0;
+	uint32_t j, t;
 
 	if (!fill)
 		abort();
-	x->in_start = arena_new_array(a, uint32_t, x->nnodes + 1);
-	for (i = 0; i < x->nnodes; i++) {
-		x->in_start[i] = total;
-		total += x->nodes[i].npreds;
-	}
-	x->in_start[x->nnodes] = total;
-	x->in_edges = arena_new_array(a, uint32_t, total + 1);
+	x->in_edges = arena_new_array(a, uint32_t, x->in_start[x->nnodes] + 1);
 	for (t = 0; t < x->nnodes; t++) {
 		const struct xnode *n = &x->nodes[x->order[t]];
 		/* the out-edge lifted last: to the later target, the second

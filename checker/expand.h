@@ -51,8 +51,9 @@ struct xedge {
 	enum xedge_act act : 8;
 };
 
-/* 40 bytes (48 while each edge kept its iteration number): one per node
- * of the expanded program */
+/* 36 bytes (48 while each edge kept its iteration number, 40 while its
+ * count of incoming edges had a word of its own): one per node of the
+ * expanded program */
 struct xnode {
 	enum xnode_kind kind : 8;
 	uint8_t nsucc;
@@ -60,8 +61,11 @@ struct xnode {
 	int block;          /* cfg block (XN_BLOCK) or the call-site block (CB_*) */
 	int k;              /* CB_TEST / CB_NEXT iteration */
 	struct xedge succ[2];
-	uint32_t npreds;
-	uint32_t topo;      /* position in topological order */
+	union {
+		uint32_t npreds;    /* incoming edges, until topo_sort (then
+		                     * xgraph.in_start has them) */
+		uint32_t topo;      /* position in topological order */
+	};
 };
 
 /* The iteration number edge E of node FROM carries: PUSH_CB (r1 of the

@@ -277,15 +277,16 @@ _Static_assert(SSA_NOTE_N <= 8, "a block's note fits its 3 bits");
 _Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_insn) == 48,
 	       "struct ssa_insn is 48 bytes on 64-bit machines");
 
-static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id)
+static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id,
+			uint32_t npreds)
 {
 	/* 8-aligned: a block with one predecessor takes 48 bytes */
 	struct ssa_block *b = arena_alloc8(l->a, offsetof(struct ssa_block, preds) +
-					   sizeof(uint32_t) * n->npreds);
+					   sizeof(uint32_t) * npreds);
 	const struct xctx *c = &l->x->ctxs[n->ctx];
 
 	b->id = id;
-	b->npreds = n->npreds;
+	b->npreds = npreds;
 	b->frame = (uint16_t)c->frame;     /* its function: the frame's (ssa_block_func) */
 	l->blk = b;
 	l->g = l->x->cfgs[c->func];
@@ -570,17 +571,17 @@ static void entry_state(struct lifter *l, struct state *st)
 	}
 }
 
-/* The state at the start of node N (its incoming edges PE): one edge
- * carries its source's state (taken over when that was the source's last
- * successor); at a join the edges' states are merged. */
-static struct state *node_state(struct lifter *l, const struct xnode *n,
-				const pedge *pe, struct state **out, struct state **ins)
+/* The state at the start of a node (its NPREDS incoming edges PE): one
+ * edge carries its source's state (taken over when that was the source's
+ * last successor); at a join the edges' states are merged. */
+static struct state *node_state(struct lifter *l, uint32_t npreds, const pedge *pe,
+				struct state **out, struct state **ins)
 {
 	const struct xgraph *x = l->x;
 	struct state *st;
 	uint32_t i;
 
-	if (n->npreds == 1) {
+	if (npreds == 1) {
 		uint32_t src = pedge_src(pe[0]);
 
 		if (pedge_last(pe[0])) {
@@ -597,7 +598,7 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 	}
 	st = state_get(l);
 	l->st = st;
-	for (i = 0; i < n->npreds; i++) {
+	for (i = 0; i < npreds; i++) {
 		uint32_t src = pedge_src(pe[i]);
 
 		/* the source's last successor takes its state over */
@@ -611,8 +612,8 @@ static struct state *node_state(struct lifter *l, const struct xnode *n,
 		apply_edge(l, ins[i], &x->nodes[src], pedge_edge(x, pe[i]));
 		l->blk->preds[i] = x->nodes[src].topo;
 	}
-	merge(l, ins, n->npreds);
-	for (i = 0; i < n->npreds; i++)
+	merge(l, ins, npreds);
+	for (i = 0; i < npreds; i++)
 		state_put(l, ins[i]);
 	return st;
 }
@@ -624,8 +625,8 @@ static int lift_graph(struct lifter *l)
 	uint32_t i, j, t, maxp = 1;
 
 	for (i = 0; i < x->nnodes; i++)
-		if (x->nodes[i].npreds > maxp)
-			maxp = x->nodes[i].npreds;
+		if (x->in_start[i + 1] - x->in_start[i] > maxp)
+			maxp = x->in_start[i + 1] - x->in_start[i];
 	/* one block: out and ins */
 	out = calloc_big((size_t)x->nnodes + maxp, sizeof(*out));
 	ins = out + x->nnodes;
@@ -635,11 +636,12 @@ static int lift_graph(struct lifter *l)
 	for (t = 0; t < x->nnodes; t++) {
 		uint32_t ni = x->order[t];
 		const struct xnode *n = &x->nodes[ni];
+		uint32_t npreds = x->in_start[ni + 1] - x->in_start[ni];
 		struct state *st;
 
-		begin_block(l, n, t);
-		if (n->npreds) {
-			st = node_state(l, n, &x->in_edges[x->in_start[ni]], out, ins);
+		begin_block(l, n, t, npreds);
+		if (npreds) {
+			st = node_state(l, npreds, &x->in_edges[x->in_start[ni]], out, ins);
 		} else {
 			/* the entry (every other node has a predecessor) */
 			st = state_get(l);
