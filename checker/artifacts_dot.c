@@ -72,7 +72,7 @@ static struct fn *fn_of(struct dotp *p, int func, struct arena *a, struct diag *
 
 static int block_at(const struct fn *n, uint32_t slot)
 {
-	return n->g->block_of[slot - n->g->o->funcs[n->func].start];
+	return cfg_block_at(n->g, slot);
 }
 
 static void add_call(struct dotp *p, int from, int to)

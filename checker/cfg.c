@@ -23,6 +23,9 @@ struct builder {
 	 * per array, 14 a function, were a third of a small function's
 	 * cfg_build) */
 	int *tmp;
+	/* slot - start -> block containing it, -1 for LDDW tails (malloc:
+	 * the build's only, 4 bytes an instruction slot; cfg_block_at) */
+	int *block_of;
 };
 
 /* N ints of B's work block from AT, zeroed */
@@ -105,26 +108,46 @@ static int make_blocks(struct builder *b, const uint8_t *lead)
 	for (i = 0; i < f->nslots; i++)
 		n += lead[i];
 	g->blocks = arena_new_array(b->a, struct cfg_block, n);
-	g->block_of = arena_new_array(b->a, int, f->nslots);
+	b->block_of = malloc(sizeof(int) * f->nslots);
+	if (!b->block_of)
+		abort();
 	for (i = 0; i < f->nslots; i++) {
 		if (lead[i]) {
 			cur = g->nblocks++;
 			g->blocks[cur].first = f->start + i;
 		}
-		g->block_of[i] = g->insns[f->start + i].cont ? -1 : cur;
+		b->block_of[i] = g->insns[f->start + i].cont ? -1 : cur;
 		if (!g->insns[f->start + i].cont)
 			g->blocks[cur].last = f->start + i;
 	}
 	return 0;
 }
 
-static int block_at(const struct cfg *g, int64_t slot)
+static int block_at(const struct builder *b, int64_t slot)
+{
+	if (slot < b->f->start || slot >= b->f->start + b->f->nslots)
+		return -1;
+	return b->block_of[slot - b->f->start];
+}
+
+int cfg_block_at(const struct cfg *g, int64_t slot)
 {
 	const struct obj_func *f = &g->o->funcs[g->func];
+	int lo = 0, hi = g->nblocks - 1;
 
-	if (slot < f->start || slot >= f->start + f->nslots)
+	if (slot < f->start || slot >= f->start + f->nslots || g->insns[slot].cont)
 		return -1;
-	return g->block_of[slot - f->start];
+	/* the last block starting at or before SLOT (the blocks are in
+	 * slot order and cover the function) */
+	while (lo < hi) {
+		int mid = lo + (hi - lo + 1) / 2;
+
+		if (g->blocks[mid].first <= slot)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
 }
 
 static void add_succ(struct cfg_block *bl, int s)
@@ -141,18 +164,18 @@ static int link_blocks(struct builder *b)
 		struct cfg_block *bl = &g->blocks[i];
 		const struct insn *in = &g->insns[bl->last];
 		uint32_t next_slot = bl->last + (in->op == ISA_LDDW ? 2 : 1);
-		int next = block_at(g, next_slot);
+		int next = block_at(b, next_slot);
 
 		bl->idom = -1;
 		bl->loop = -1;
 		switch (isa_table[in->op].kind) {
 		case ISA_K_JA:
 			bl->term = CFG_TERM_JUMP;
-			add_succ(bl, block_at(g, insn_jump_target(in, bl->last)));
+			add_succ(bl, block_at(b, insn_jump_target(in, bl->last)));
 			break;
 		case ISA_K_JCOND:
 			bl->term = CFG_TERM_BRANCH;
-			add_succ(bl, block_at(g, insn_jump_target(in, bl->last)));
+			add_succ(bl, block_at(b, insn_jump_target(in, bl->last)));
 			add_succ(bl, next);
 			break;
 		case ISA_K_EXIT:
@@ -492,6 +515,7 @@ int cfg_build(const struct object *o, int func, const struct insn *insns,
 		err = find_loops(&b, retreat);
 	}
 	free(lead);
+	free(b.block_of);
 	free(post);
 	if (!err)
 		*out = b.g;

@@ -63,7 +63,6 @@ struct cfg {
 	int nblocks;
 	struct cfg_loop *loops;
 	int nloops;
-	int *block_of;          /* slot - start -> block containing it, -1 for LDDW tails */
 	int *header_of;         /* block -> the loop it is the header of, or -1 */
 };
 
@@ -83,6 +82,10 @@ bool cfg_dominates(const struct cfg *g, int a, int b);
 bool cfg_loop_has(const struct cfg *g, int l, int b);
 /* Is U -> V a back edge (V a loop header dominating U)? */
 bool cfg_is_back_edge(const struct cfg *g, int u, int v);
+/* The block holding instruction slot SLOT (a section slot), -1 for an
+ * LD imm64's second slot or a slot outside the function (a binary search:
+ * the table by slot the build uses is 4 bytes a slot, freed with it). */
+int cfg_block_at(const struct cfg *g, int64_t slot);
 /* Graphviz DOT of the function: blocks with their instructions, edges
  * labelled T/F, back edges dashed. */
 void cfg_dot(const struct cfg *g, FILE *out);
