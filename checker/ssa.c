@@ -270,9 +270,8 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 /* ---- blocks ------------------------------------------------------------ */
 
 /* one per node of the expanded program: its size is the lift's memory */
-_Static_assert(sizeof(void *) != 8 || offsetof(struct ssa_block, preds) == 44,
-	       "struct ssa_block is 44 bytes before its predecessors on 64-bit machines");
-_Static_assert(SSA_NOTE_N <= 8, "a block's note fits its 3 bits");
+_Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_block) == 48,
+	       "struct ssa_block is 48 bytes on 64-bit machines");
 /* one per value (with its operands after it) */
 _Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_insn) == 48,
 	       "struct ssa_insn is 48 bytes on 64-bit machines");
@@ -280,9 +279,8 @@ _Static_assert(sizeof(void *) != 8 || sizeof(struct ssa_insn) == 48,
 static void begin_block(struct lifter *l, const struct xnode *n, uint32_t id,
 			uint32_t npreds)
 {
-	/* 8-aligned: a block with one predecessor takes 48 bytes */
-	struct ssa_block *b = arena_alloc8(l->a, offsetof(struct ssa_block, preds) +
-					   sizeof(uint32_t) * npreds);
+	/* 8-aligned: a block with one predecessor takes 56 bytes */
+	struct ssa_block *b = arena_alloc8(l->a, sizeof(*b) + sizeof(uint32_t) * npreds);
 	const struct xctx *c = &l->x->ctxs[n->ctx];
 
 	b->id = id;
@@ -371,8 +369,7 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 	struct fstate *f = &l->st->fr[l->st->depth - 1];
 	uint32_t s;
 
-	/* b->term is SSA_TERM_JUMP (0) unless set below: the arena's
-	 * memory starts zeroed */
+	b->term = SSA_TERM_JUMP;
 	l->blk_steps = 0;
 	switch (n->kind) {
 	case XN_BLOCK:

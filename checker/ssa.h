@@ -145,12 +145,12 @@ struct ssa_prog;
  * V's frame (-1 where P has no such frame or object). */
 int ssa_value_sec(const struct ssa_prog *p, const struct ssa_insn *v);
 
-/* Fields are ordered so that the struct has no padding inside (44 bytes
- * and 4 a predecessor, one per node of the expanded program, allocated
- * 8-aligned: a block of one predecessor takes 48; 80 until session 21,
- * with a note pointer and three origin fields nothing read; 64 until
- * session 22, with its function, which the frame gives; 56 and an array
- * of its own for the predecessors until session 27). */
+/* Fields are ordered so that the struct has no padding inside but a byte
+ * before its predecessors (48 bytes and 4 a predecessor, one per node of
+ * the expanded program, allocated 8-aligned: 80 until session 21, with a
+ * note pointer and three origin fields nothing read; 64 until session 22,
+ * with its function, which the frame gives; 56 and an array of its own
+ * for the predecessors until session 27). */
 struct ssa_block {
 	struct ssa_insn **insns;  /* phis first */
 	uint32_t id;
@@ -161,11 +161,11 @@ struct ssa_block {
 	/* origin (the function: ssa_block_func) */
 	uint32_t last_slot;       /* the cfg block's last instruction slot */
 	uint16_t frame;           /* origin: the frame */
+	enum ssa_term term : 8;
 	uint8_t cond_op;          /* BRANCH: enum isa_op (JEQ .. JSLE) */
-	enum ssa_term term : 2;
-	bool cond64 : 1;
-	uint8_t nsucc : 2;        /* entries of succ: at most 2 */
-	uint8_t note : 3;         /* enum ssa_note */
+	bool cond64;
+	uint8_t nsucc;            /* entries of succ: at most 2 */
+	uint8_t note;             /* enum ssa_note */
 	uint32_t preds[];         /* npreds: one per incoming edge, the phi order */
 };
 
