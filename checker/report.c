@@ -5,6 +5,7 @@
 #include "smt.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -108,6 +109,36 @@ static void put_u64(FILE *out, uint64_t v)
 		*--p = (char)('0' + v % 10);
 	while (v /= 10);
 	fputs(p, out);
+}
+
+/* Seconds S as "%.3f" writes them: "%.3f" of a double was a tenth of a
+ * small example's report. The exact decimal value of S rounds as S * 1000
+ * does when that is not within 1e-6 of a half (below 1e9 its error is
+ * under 2^-22); ties, negative or large S and NaN go to fprintf. */
+static void put_seconds(FILE *out, double s)
+{
+	double y = s * 1000, f;
+	uint64_t ms;
+	char b[8];
+
+	if (signbit(s) || !(s < 1e6)) {
+		fprintf(out, "%.3f", s);
+		return;
+	}
+	ms = (uint64_t)y;
+	f = y - (double)ms;
+	if (fabs(f - 0.5) <= 1e-6) {
+		fprintf(out, "%.3f", s);
+		return;
+	}
+	ms += f > 0.5;
+	put_u64(out, ms / 1000);
+	b[0] = '.';
+	b[1] = (char)('0' + ms / 100 % 10);
+	b[2] = (char)('0' + ms / 10 % 10);
+	b[3] = (char)('0' + ms % 10);
+	b[4] = 0;
+	fputs(b, out);
 }
 
 /* S then V (a JSON field's name and number) */
@@ -628,7 +659,8 @@ static void json_one(const struct loaded *l, const struct check_result *r, FILE 
 	fputs(check_verdict_name(r->verdict), out);
 	fputs("\", \"spec_location\": ", out);
 	jloc(out, c->file, c->pos.line, c->pos.col);
-	fprintf(out, ", \"seconds\": %.3f", r->seconds);
+	fputs(", \"seconds\": ", out);
+	put_seconds(out, r->seconds);
 	if (r->verdict == CHECK_UNKNOWN || r->verdict == CHECK_ERROR) {
 		fputs(", \"reason\": ", out);
 		jstr(out, r->reason);
@@ -674,8 +706,8 @@ void report_write(const struct loaded *l, const struct mon_set *s,
 	for (i = 0; i < s->n; i++)
 		n[r[i].verdict]++;
 	if (f == REPORT_JSON) {
-		fprintf(out, "{\"tool\": \"bpf-invcheck\", \"version\": \"%s\", \"object\": ",
-			INVCHECK_VERSION);
+		fputs("{\"tool\": \"bpf-invcheck\", \"version\": \"" INVCHECK_VERSION
+		      "\", \"object\": ", out);
 		jstr(out, l->o->path);
 		fputs(", \"results\": [", out);
 		for (i = 0; i < s->n; i++) {
