@@ -1,5 +1,11 @@
 /* report.c - verdicts and counterexamples as text (compiler style) or JSON
- * (schema in docs/json-output.md). */
+ * (schema in docs/json-output.md).
+ *
+ * Its writers run on the main thread once the checks' threads are joined
+ * (main.c, cexfile.c, artifacts.c, sarif.c), each stream theirs alone: the
+ * *_unlocked calls skip stdio's lock, a third of a small report's fputs
+ * and fwrite calls. */
+#define _GNU_SOURCE            /* fputs_unlocked, fwrite_unlocked, fputc_unlocked */
 #include "checker.h"
 #include "models.h"
 #include "smt.h"
@@ -97,7 +103,7 @@ static void put_uint(FILE *out, unsigned v)
 	do
 		*--p = (char)('0' + v % 10);
 	while (v /= 10);
-	fputs(p, out);
+	fputs_unlocked(p, out);
 }
 
 static void put_u64(FILE *out, uint64_t v)
@@ -108,7 +114,7 @@ static void put_u64(FILE *out, uint64_t v)
 	do
 		*--p = (char)('0' + v % 10);
 	while (v /= 10);
-	fputs(p, out);
+	fputs_unlocked(p, out);
 }
 
 /* Seconds S as "%.3f" writes them: "%.3f" of a double was a tenth of a
@@ -138,13 +144,13 @@ static void put_seconds(FILE *out, double s)
 	b[2] = (char)('0' + ms / 10 % 10);
 	b[3] = (char)('0' + ms % 10);
 	b[4] = 0;
-	fputs(b, out);
+	fputs_unlocked(b, out);
 }
 
 /* S then V (a JSON field's name and number) */
 static void put_field(FILE *out, const char *s, uint64_t v)
 {
-	fputs(s, out);
+	fputs_unlocked(s, out);
 	put_u64(out, v);
 }
 
@@ -160,11 +166,11 @@ static void hex(FILE *out, const uint8_t *b, uint32_t n, uint32_t max)
 		buf[k++] = digits[b[i] >> 4];
 		buf[k++] = digits[b[i] & 15];
 		if (k > sizeof(buf) - 4) {
-			fwrite(buf, 1, k, out);
+			fwrite_unlocked(buf, 1, k, out);
 			k = 0;
 		}
 	}
-	fwrite(buf, 1, k, out);
+	fwrite_unlocked(buf, 1, k, out);
 	if (n > max)
 		fprintf(out, " ... (%u more)", n - max);
 }
@@ -202,7 +208,7 @@ static void text_globals(const struct object *o, const struct cex_region *g, FIL
 			fprintf(out, "%" PRIu64 " (%#" PRIx64 ")\n", x, x);
 		} else {
 			hex(out, g->bytes + v->off, v->size, 32);
-			fputc('\n', out);
+			fputc_unlocked('\n', out);
 		}
 	}
 }
@@ -214,7 +220,7 @@ static void text_path(const struct object *o, const struct replay_result *rr, FI
 	char pb[4096];
 	size_t i;
 
-	fputs("    path:", out);
+	fputs_unlocked("    path:", out);
 	for (i = 0; i < rr->npath; i++) {
 		const struct obj_line *ln = line_of(o, rr->path[i].sec, rr->path[i].slot);
 
@@ -222,15 +228,15 @@ static void text_path(const struct object *o, const struct replay_result *rr, FI
 		    (prev && prev->line == ln->line && !strcmp(prev->file, ln->file)))
 			continue;
 		if (shown++ % 8 == 0)
-			fputs("\n     ", out);
-		fputc(' ', out);
+			fputs_unlocked("\n     ", out);
+		fputc_unlocked(' ', out);
 		if (!prev || strcmp(prev->file, ln->file))
-			fputs(show_path(ln->file, pb, sizeof(pb)), out);
-		fputc(':', out);
+			fputs_unlocked(show_path(ln->file, pb, sizeof(pb)), out);
+		fputc_unlocked(':', out);
 		put_uint(out, ln->line);
 		prev = ln;
 	}
-	fputc('\n', out);
+	fputc_unlocked('\n', out);
 }
 
 /* Weak kfuncs the run found absent (bpf_ksym_exists false): the LD imm64s of
@@ -289,10 +295,10 @@ static void text_cex(const struct object *o, const struct check_result *r,
 
 		fprintf(out, "    packet: %u bytes:", len);
 		if (len) {
-			fputc(' ', out);
+			fputc_unlocked(' ', out);
 			hex(out, pk->bytes + (x->pkt - pk->base), len, brief ? 32 : SHOW_BYTES);
 		}
-		fputc('\n', out);
+		fputc_unlocked('\n', out);
 	}
 	if (brief)
 		goto path;
@@ -310,7 +316,7 @@ static void text_cex(const struct object *o, const struct check_result *r,
 			any = true;
 		}
 		if (any)
-			fputc('\n', out);
+			fputc_unlocked('\n', out);
 	}
 	for (i = 0; i < x->nregions; i++) {
 		const struct cex_region *g = &x->regions[i];
@@ -321,7 +327,7 @@ static void text_cex(const struct object *o, const struct check_result *r,
 		} else if (g->kind == INTERP_MEM_MAP_VALUE || (g->kind == INTERP_MEM_GLOBAL)) {
 			fprintf(out, "    %s holds: ", g->name);
 			hex(out, g->bytes, g->size, 32);
-			fputc('\n', out);
+			fputc_unlocked('\n', out);
 		}
 	}
 	for (i = 0; i < x->ncalls; i++) {
@@ -330,13 +336,13 @@ static void text_cex(const struct object *o, const struct check_result *r,
 
 		fprintf(out, "    call %s", call_name(o, c));
 		if (c->key && c->key_size) {
-			fputs(" with key ", out);
+			fputs_unlocked(" with key ", out);
 			hex(out, c->key, c->key_size, 32);
 		}
 		if (ln && ln->line)
 			text_at(out, ln);
 		if (c->helper == BPF_FUNC_loop) {
-			fputs(": run\n", out);
+			fputs_unlocked(": run\n", out);
 		} else if (c->helper == BPF_FUNC_map_lookup_elem || c->helper == BPF_FUNC_ringbuf_reserve) {
 			const struct cex_region *g = NULL;
 			unsigned k;
@@ -345,7 +351,7 @@ static void text_cex(const struct object *o, const struct check_result *r,
 				if (x->regions[k].base == c->ret && c->ret)
 					g = &x->regions[k];
 			if (!c->ret)
-				fputs(" returns NULL\n", out);
+				fputs_unlocked(" returns NULL\n", out);
 			else if (g)
 				fprintf(out, " returns %s\n", g->name);
 			else
@@ -354,7 +360,7 @@ static void text_cex(const struct object *o, const struct check_result *r,
 		else if (c->tail_taken)
 			fprintf(out, ": taken, the called program returns %" PRIu64 "\n", c->tail_ret);
 		else if (returns_void(o, c))
-			fputs("\n", out);
+			fputs_unlocked("\n", out);
 		else
 			fprintf(out, " returns %" PRId64 " (%#" PRIx64 ")\n", (int64_t)c->ret, c->ret);
 	}
@@ -383,14 +389,14 @@ static void text_one(const struct loaded *l, const struct check_result *r, bool 
 	case CHECK_HOLDS:
 		if (quiet)
 			return;
-		fputs(c->name, out);
-		fputs(": holds", out);
+		fputs_unlocked(c->name, out);
+		fputs_unlocked(": holds", out);
 		if (r->has_worst)
 			fprintf(out, " (worst case %" PRIu64 " instructions)", r->worst);
 		else if (r->has_worst_max)
 			fprintf(out, " (worst case at most %" PRIu64 " instructions, not searched out)",
 				r->worst_max);
-		fputc('\n', out);
+		fputc_unlocked('\n', out);
 		if (r->witness)
 			text_cex(l->o, r, r->witness, &r->wreplay,
 				 "an input that runs the worst case (replayed; --format=json has all of it)",
@@ -451,13 +457,13 @@ static void jstr(FILE *out, const char *s)
 {
 	const char *run;
 
-	fputc('"', out);
+	fputc_unlocked('"', out);
 	for (run = s; s && *s; s++) {
 		unsigned char ch = (unsigned char)*s;
 
 		if (ch != '"' && ch != '\\' && ch >= 0x20)
 			continue;
-		fwrite(run, 1, (size_t)(s - run), out);
+		fwrite_unlocked(run, 1, (size_t)(s - run), out);
 		run = s + 1;
 		if (ch == '"' || ch == '\\')
 			fprintf(out, "\\%c", ch);
@@ -465,8 +471,8 @@ static void jstr(FILE *out, const char *s)
 			fprintf(out, "\\u%04x", ch);
 	}
 	if (s)
-		fwrite(run, 1, (size_t)(s - run), out);
-	fputc('"', out);
+		fwrite_unlocked(run, 1, (size_t)(s - run), out);
+	fputc_unlocked('"', out);
 }
 
 static void jhex(FILE *out, const uint8_t *b, uint32_t n)
@@ -475,17 +481,17 @@ static void jhex(FILE *out, const uint8_t *b, uint32_t n)
 	char buf[2 * 128];
 	uint32_t i, k = 0;
 
-	fputc('"', out);
+	fputc_unlocked('"', out);
 	for (i = 0; i < n; i++) {
 		buf[k++] = digits[b[i] >> 4];
 		buf[k++] = digits[b[i] & 15];
 		if (k == sizeof(buf)) {
-			fwrite(buf, 1, k, out);
+			fwrite_unlocked(buf, 1, k, out);
 			k = 0;
 		}
 	}
-	fwrite(buf, 1, k, out);
-	fputc('"', out);
+	fwrite_unlocked(buf, 1, k, out);
+	fputc_unlocked('"', out);
 }
 
 /* Digits of V ending at END (returns their start). */
@@ -517,13 +523,13 @@ static void jloc_shown(FILE *out, const char *shown, long plain, unsigned line, 
 	size_t k, m;
 
 	if (plain < 0 || plain > 200) {
-		fputs("{\"file\": ", out);
+		fputs_unlocked("{\"file\": ", out);
 		jstr(out, shown);
-		fputs(", \"line\": ", out);
+		fputs_unlocked(", \"line\": ", out);
 		put_uint(out, line);
-		fputs(", \"column\": ", out);
+		fputs_unlocked(", \"column\": ", out);
 		put_uint(out, col);
-		fputc('}', out);
+		fputc_unlocked('}', out);
 		return;
 	}
 	memcpy(b, "{\"file\": \"", 10);
@@ -542,7 +548,7 @@ static void jloc_shown(FILE *out, const char *shown, long plain, unsigned line, 
 	memcpy(b + k, d, m);
 	k += m;
 	b[k++] = '}';
-	fwrite(b, 1, k, out);
+	fwrite_unlocked(b, 1, k, out);
 }
 
 static void jloc(FILE *out, const char *file, unsigned line, unsigned col)
@@ -565,43 +571,43 @@ static void json_cex(const struct object *o, const struct check_result *r,
 	unsigned i, n = 0;
 	size_t k;
 
-	fputs(", \"", out);
-	fputs(key, out);
-	fputs("\": {\"replayed\": true", out);
+	fputs_unlocked(", \"", out);
+	fputs_unlocked(key, out);
+	fputs_unlocked("\": {\"replayed\": true", out);
 	put_field(out, ", \"steps\": ", rr->steps);
 	if (rr->outcome == REPLAY_EXITED || rr->event == SPEC_EV_EXIT)
 		put_field(out, ", \"r0\": ", rr->r0);
 	if (pk && x->pkt) {
 		put_field(out, ", \"packet_len\": ", x->pkt_end - x->pkt);
-		fputs(", \"packet\": ", out);
+		fputs_unlocked(", \"packet\": ", out);
 		jhex(out, pk->bytes + (x->pkt - pk->base), (uint32_t)(x->pkt_end - x->pkt));
 	}
-	fputs(", \"regions\": [", out);
+	fputs_unlocked(", \"regions\": [", out);
 	for (i = 0; i < x->nregions; i++) {
-		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
+		fputs_unlocked(i ? ", {\"name\": " : "{\"name\": ", out);
 		jstr(out, x->regions[i].name);
-		fputs(", \"kind\": \"", out);
-		fputs(interp_mem_kind_name(x->regions[i].kind), out);
+		fputs_unlocked(", \"kind\": \"", out);
+		fputs_unlocked(interp_mem_kind_name(x->regions[i].kind), out);
 		put_field(out, "\", \"address\": ", x->regions[i].base);
-		fputs(", \"bytes\": ", out);
+		fputs_unlocked(", \"bytes\": ", out);
 		jhex(out, x->regions[i].bytes, x->regions[i].size);
-		fputc('}', out);
+		fputc_unlocked('}', out);
 	}
-	fputs("], \"calls\": [", out);
+	fputs_unlocked("], \"calls\": [", out);
 	for (i = 0; i < x->ncalls; i++) {
 		const struct obj_line *ln = line_of(o, x->calls[i].sec, x->calls[i].slot);
 
-		fputs(i ? ", {\"name\": " : "{\"name\": ", out);
+		fputs_unlocked(i ? ", {\"name\": " : "{\"name\": ", out);
 		jstr(out, call_name(o, &x->calls[i]));
 		put_field(out, ", \"result\": ", x->calls[i].ret);
-		fputs(x->calls[i].tail_taken ? ", \"tail_call_taken\": true" :
+		fputs_unlocked(x->calls[i].tail_taken ? ", \"tail_call_taken\": true" :
 					       ", \"tail_call_taken\": false", out);
 		if (x->calls[i].key && x->calls[i].key_size) {
-			fputs(", \"key\": ", out);
+			fputs_unlocked(", \"key\": ", out);
 			jhex(out, x->calls[i].key, x->calls[i].key_size);
 		}
 		if (ln && ln->line) {
-			fputs(", \"location\": ", out);
+			fputs_unlocked(", \"location\": ", out);
 			if (ln->file != file) {
 				file = ln->file;
 				shown = show_path(file, pb, sizeof(pb));
@@ -609,16 +615,16 @@ static void json_cex(const struct object *o, const struct check_result *r,
 			}
 			jloc_shown(out, shown, plain, ln->line, ln->col);
 		}
-		fputc('}', out);
+		fputc_unlocked('}', out);
 	}
-	fputs("], \"kernel_reads\": [", out);
+	fputs_unlocked("], \"kernel_reads\": [", out);
 	for (i = 0; i < x->nreads; i++) {
 		put_field(out, i ? ", {\"address\": " : "{\"address\": ", x->reads[i].addr);
 		put_field(out, ", \"size\": ", x->reads[i].size);
 		put_field(out, ", \"value\": ", x->reads[i].value);
-		fputc('}', out);
+		fputc_unlocked('}', out);
 	}
-	fputs("], \"path\": [", out);
+	fputs_unlocked("], \"path\": [", out);
 	for (k = 0; k < rr->npath; k++) {
 		const struct obj_line *ln = line_of(o, rr->path[k].sec, rr->path[k].slot);
 
@@ -626,7 +632,7 @@ static void json_cex(const struct object *o, const struct check_result *r,
 			continue;
 		prev = ln;
 		if (n++)
-			fputs(", ", out);
+			fputs_unlocked(", ", out);
 		if (ln->file != file) {   /* most lines are of one file: cleaned once */
 			file = ln->file;
 			shown = show_path(file, pb, sizeof(pb));
@@ -634,12 +640,12 @@ static void json_cex(const struct object *o, const struct check_result *r,
 		}
 		jloc_shown(out, shown, plain, ln->line, ln->col);
 	}
-	fputs("]}", out);
+	fputs_unlocked("]}", out);
 	if (x == r->cex && r->kernel_tried) {
 		fprintf(out, ", \"kernel_replay\": {\"reproduced\": %s, \"message\": ",
 			r->kernel_reproduced ? "true" : "false");
 		jstr(out, r->kernel_msg);
-		fputc('}', out);
+		fputc_unlocked('}', out);
 	}
 }
 
@@ -649,20 +655,20 @@ static void json_one(const struct loaded *l, const struct check_result *r, FILE 
 	const struct obj_line *ln;
 	unsigned i;
 
-	fputs("{\"check\": ", out);
+	fputs_unlocked("{\"check\": ", out);
 	jstr(out, c->name);
-	fputs(", \"program\": ", out);
+	fputs_unlocked(", \"program\": ", out);
 	jstr(out, c->prog);
-	fputs(", \"invariant\": ", out);
+	fputs_unlocked(", \"invariant\": ", out);
 	jstr(out, c->inv);
-	fputs(", \"verdict\": \"", out);
-	fputs(check_verdict_name(r->verdict), out);
-	fputs("\", \"spec_location\": ", out);
+	fputs_unlocked(", \"verdict\": \"", out);
+	fputs_unlocked(check_verdict_name(r->verdict), out);
+	fputs_unlocked("\", \"spec_location\": ", out);
 	jloc(out, c->file, c->pos.line, c->pos.col);
-	fputs(", \"seconds\": ", out);
+	fputs_unlocked(", \"seconds\": ", out);
 	put_seconds(out, r->seconds);
 	if (r->verdict == CHECK_UNKNOWN || r->verdict == CHECK_ERROR) {
-		fputs(", \"reason\": ", out);
+		fputs_unlocked(", \"reason\": ", out);
 		jstr(out, r->reason);
 	}
 	if (r->has_worst)
@@ -674,24 +680,24 @@ static void json_one(const struct loaded *l, const struct check_result *r, FILE 
 	if (r->verdict == CHECK_VIOLATED) {
 		const struct mon_assert *as = &c->asserts[r->site];
 
-		fputs(", \"message\": ", out);
+		fputs_unlocked(", \"message\": ", out);
 		jstr(out, as->msg);
-		fputs(", \"assert_location\": ", out);
+		fputs_unlocked(", \"assert_location\": ", out);
 		jloc(out, as->file, as->pos.line, as->pos.col);
 		ln = event_line(l->o, r);
 		if (ln) {
-			fputs(", \"location\": ", out);
+			fputs_unlocked(", \"location\": ", out);
 			jloc(out, ln->file, ln->line, ln->col);
 		}
 		json_cex(l->o, r, r->cex, &r->replay, "counterexample", out);
 	}
-	fputs(", \"notes\": [", out);
+	fputs_unlocked(", \"notes\": [", out);
 	for (i = 0; i < r->nnotes; i++) {
 		if (i)
-			fputs(", ", out);
+			fputs_unlocked(", ", out);
 		jstr(out, r->notes[i]);
 	}
-	fputs("]}", out);
+	fputs_unlocked("]}", out);
 }
 
 void report_write(const struct loaded *l, const struct mon_set *s,
@@ -706,12 +712,12 @@ void report_write(const struct loaded *l, const struct mon_set *s,
 	for (i = 0; i < s->n; i++)
 		n[r[i].verdict]++;
 	if (f == REPORT_JSON) {
-		fputs("{\"tool\": \"bpf-invcheck\", \"version\": \"" INVCHECK_VERSION
+		fputs_unlocked("{\"tool\": \"bpf-invcheck\", \"version\": \"" INVCHECK_VERSION
 		      "\", \"object\": ", out);
 		jstr(out, l->o->path);
-		fputs(", \"results\": [", out);
+		fputs_unlocked(", \"results\": [", out);
 		for (i = 0; i < s->n; i++) {
-			fputs(i ? ",\n  " : "\n  ", out);
+			fputs_unlocked(i ? ",\n  " : "\n  ", out);
 			json_one(l, &r[i], out);
 		}
 		fprintf(out, "\n], \"summary\": {\"holds\": %u, \"violated\": %u, \"unknown\": %u, \"errors\": %u}}\n",
