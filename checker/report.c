@@ -475,22 +475,27 @@ static void jstr(FILE *out, const char *s)
 	fputc_unlocked('"', out);
 }
 
+/* Byte B's two hex digits at hex_pairs[2 * B]: a copy a byte, where two
+ * digit lookups were two thirds of a report's counterexample bytes. */
+#define HEX_ROW(h) h "0" h "1" h "2" h "3" h "4" h "5" h "6" h "7" \
+	h "8" h "9" h "a" h "b" h "c" h "d" h "e" h "f"
+static const char hex_pairs[] =
+	HEX_ROW("0") HEX_ROW("1") HEX_ROW("2") HEX_ROW("3") HEX_ROW("4") HEX_ROW("5")
+	HEX_ROW("6") HEX_ROW("7") HEX_ROW("8") HEX_ROW("9") HEX_ROW("a") HEX_ROW("b")
+	HEX_ROW("c") HEX_ROW("d") HEX_ROW("e") HEX_ROW("f");
+
 static void jhex(FILE *out, const uint8_t *b, uint32_t n)
 {
-	static const char digits[] = "0123456789abcdef";
 	char buf[2 * 128];
-	uint32_t i, k = 0;
+	uint32_t i, j, m;
 
 	fputc_unlocked('"', out);
-	for (i = 0; i < n; i++) {
-		buf[k++] = digits[b[i] >> 4];
-		buf[k++] = digits[b[i] & 15];
-		if (k == sizeof(buf)) {
-			fwrite_unlocked(buf, 1, k, out);
-			k = 0;
-		}
+	for (i = 0; i < n; i += m) {
+		m = n - i < sizeof(buf) / 2 ? n - i : (uint32_t)sizeof(buf) / 2;
+		for (j = 0; j < m; j++)
+			memcpy(buf + 2 * j, hex_pairs + 2 * b[i + j], 2);
+		fwrite_unlocked(buf, 1, 2 * m, out);
 	}
-	fwrite_unlocked(buf, 1, k, out);
 	fputc_unlocked('"', out);
 }
 
@@ -557,6 +562,34 @@ static void jloc(FILE *out, const char *file, unsigned line, unsigned col)
 	const char *shown = show_path(file, pb, sizeof(pb));
 
 	jloc_shown(out, shown, jplain(shown), line, col);
+}
+
+/* The spec file a report's checks and asserts name, shown once for all
+ * (show_path was half of a small report's locations): FILE's SHOWN and
+ * PLAIN, for the one report_write. PB holds the cleaned path of a FILE
+ * shorter than SPEC_SHOWN_MAX as a 4 KiB one would (path_clean needs
+ * its length and 2 more); a longer FILE goes to jloc. */
+#define SPEC_SHOWN_MAX 200
+struct spec_shown {
+	const char *file;
+	const char *shown;
+	long plain;
+	char pb[SPEC_SHOWN_MAX + 8];
+};
+
+static void jloc_spec(FILE *out, struct spec_shown *m, const char *file, unsigned line,
+		      unsigned col)
+{
+	if (m->file != file) {
+		if (strlen(file) >= SPEC_SHOWN_MAX) {
+			jloc(out, file, line, col);
+			return;
+		}
+		m->file = file;
+		m->shown = show_path(file, m->pb, sizeof(m->pb));
+		m->plain = jplain(m->shown);
+	}
+	jloc_shown(out, m->shown, m->plain, line, col);
 }
 
 static void json_cex(const struct object *o, const struct check_result *r,
@@ -649,7 +682,8 @@ static void json_cex(const struct object *o, const struct check_result *r,
 	}
 }
 
-static void json_one(const struct loaded *l, const struct check_result *r, FILE *out)
+static void json_one(const struct loaded *l, const struct check_result *r,
+		     struct spec_shown *spec, FILE *out)
 {
 	const struct mon_check *c = r->c;
 	const struct obj_line *ln;
@@ -664,7 +698,7 @@ static void json_one(const struct loaded *l, const struct check_result *r, FILE 
 	fputs_unlocked(", \"verdict\": \"", out);
 	fputs_unlocked(check_verdict_name(r->verdict), out);
 	fputs_unlocked("\", \"spec_location\": ", out);
-	jloc(out, c->file, c->pos.line, c->pos.col);
+	jloc_spec(out, spec, c->file, c->pos.line, c->pos.col);
 	fputs_unlocked(", \"seconds\": ", out);
 	put_seconds(out, r->seconds);
 	if (r->verdict == CHECK_UNKNOWN || r->verdict == CHECK_ERROR) {
@@ -683,7 +717,7 @@ static void json_one(const struct loaded *l, const struct check_result *r, FILE 
 		fputs_unlocked(", \"message\": ", out);
 		jstr(out, as->msg);
 		fputs_unlocked(", \"assert_location\": ", out);
-		jloc(out, as->file, as->pos.line, as->pos.col);
+		jloc_spec(out, spec, as->file, as->pos.line, as->pos.col);
 		ln = event_line(l->o, r);
 		if (ln) {
 			fputs_unlocked(", \"location\": ", out);
@@ -712,13 +746,16 @@ void report_write(const struct loaded *l, const struct mon_set *s,
 	for (i = 0; i < s->n; i++)
 		n[r[i].verdict]++;
 	if (f == REPORT_JSON) {
+		struct spec_shown spec;
+
+		spec.file = NULL;
 		fputs_unlocked("{\"tool\": \"bpf-invcheck\", \"version\": \"" INVCHECK_VERSION
 		      "\", \"object\": ", out);
 		jstr(out, l->o->path);
 		fputs_unlocked(", \"results\": [", out);
 		for (i = 0; i < s->n; i++) {
 			fputs_unlocked(i ? ",\n  " : "\n  ", out);
-			json_one(l, &r[i], out);
+			json_one(l, &r[i], &spec, out);
 		}
 		fprintf(out, "\n], \"summary\": {\"holds\": %u, \"violated\": %u, \"unknown\": %u, \"errors\": %u}}\n",
 			n[CHECK_HOLDS], n[CHECK_VIOLATED], n[CHECK_UNKNOWN], n[CHECK_ERROR]);
