@@ -296,7 +296,7 @@ static struct absint_val cur(const struct walk *w, uint32_t id)
 /* The value ID stands for: through SELECTs whose condition is decided
  * (by the operands' values, or one value compared with itself: the
  * operand selected), its representative. */
-static uint32_t chosen(const struct walk *w, uint32_t id)
+static uint32_t __attribute__((noinline)) chosen_select(const struct walk *w, uint32_t id)
 {
 	unsigned n;
 
@@ -320,6 +320,14 @@ static uint32_t chosen(const struct walk *w, uint32_t id)
 		id = v->args[c ? 2 : 3];
 	}
 	return id;
+}
+
+/* chosen: most values asked are no SELECT (the loop's frame is costlier
+ * than the test) */
+static inline uint32_t chosen(const struct walk *w, uint32_t id)
+{
+	id = find(w, id);
+	return w->p->values[id]->kind != SSA_SELECT ? id : chosen_select(w, id);
 }
 
 /* An ADDR as the encoder makes it (smt_mem.c mem_addr): in a program of

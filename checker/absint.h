@@ -57,7 +57,23 @@ static inline bool absint_is_const(const struct absint_val *a, uint64_t *c)
 }
 
 /* [0, 2^bits - 1] (bits < 64), or top */
-struct absint_val absint_width(unsigned bits, bool sx);
+static inline struct absint_val absint_width(unsigned bits, bool sx)
+{
+	struct absint_val a = absint_top();
+
+	if (bits >= 64)
+		return a;
+	if (sx) {
+		a.smin = -(int64_t)(1ull << (bits - 1));
+		a.smax = (int64_t)((1ull << (bits - 1)) - 1);
+		return a;
+	}
+	a.umax = (1ull << bits) - 1;
+	a.smin = 0;
+	a.smax = (int64_t)a.umax;
+	a.tm = a.umax;
+	return a;
+}
 /* [LO, HI] unsigned (LO <= HI), synced */
 struct absint_val absint_range(uint64_t lo, uint64_t hi);
 bool absint_contains(const struct absint_val *a, uint64_t x);

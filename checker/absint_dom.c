@@ -29,24 +29,6 @@ static uint64_t mask_of(unsigned bits)
 	return bits >= 64 ? U64_MAX : (1ull << bits) - 1;
 }
 
-struct absint_val absint_width(unsigned bits, bool sx)
-{
-	struct absint_val a = absint_top();
-
-	if (bits >= 64)
-		return a;
-	if (sx) {
-		a.smin = -(int64_t)(1ull << (bits - 1));
-		a.smax = (int64_t)((1ull << (bits - 1)) - 1);
-		return a;
-	}
-	a.umax = mask_of(bits);
-	a.smin = 0;
-	a.smax = (int64_t)a.umax;
-	a.tm = a.umax;
-	return a;
-}
-
 bool absint_contains(const struct absint_val *a, uint64_t x)
 {
 	return x >= a->umin && x <= a->umax && (int64_t)x >= a->smin && (int64_t)x <= a->smax &&
