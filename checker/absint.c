@@ -925,10 +925,11 @@ static void runs(struct walk *w, uint8_t *read)
  * ten): uninitialised, the abstract values (ENV, MEMO), since a value is
  * read only where it is defined on the path (DEF, get) and a memo only
  * where its stamp is this evaluation's, op_eval's entries (an entry per
- * value run at most, each written when made), the runs (runs) and the
- * definitions on the path (a value is defined once on it); zeroed,
- * the rest by value id (but ALIAS, each value its own), absint_canon's
- * classes (made here) and table,
+ * value run at most, each written when made), the runs (runs), the
+ * definitions on the path (a value is defined once on it), ALIAS (each
+ * value its own, set here), PHI_ARG (read only for a phi defined on
+ * the path, which set it) and absint_canon's classes (made here, each
+ * written); zeroed, the rest by value id, absint_canon's table,
  * and a byte per value for runs (returned). The trail is made at the
  * size it comes to, four entries a value (xdp_lb's walks reached 1,024
  * entries of 265 to 336 values; each doubling from 64 copied it). */
@@ -936,15 +937,15 @@ static uint8_t *by_value(struct walk *w)
 {
 	const struct ssa_prog *p = w->p;
 	size_t n = p->nvalues ? p->nvalues : 1, total = 0, slots = absint_canon_slots(n), i;
-	uint32_t *ids, b;
+	uint32_t *ids, *canon, b;
 	char *at;
 
 	for (b = 0; b < p->nblocks; b++)
 		total += p->blocks[b]->ninsns;
 	at = malloc(sizeof(*w->env) * 2 * n + sizeof(*w->ops) * (total + 1) +
 		    sizeof(*w->run) * (total + 1) +
-		    sizeof(*w->run_at) * (2 * (p->nblocks + 1) + total) + sizeof(*w->defs) * n);
-	ids = calloc(1, sizeof(*ids) * (7 * n + slots) + 3 * n);
+		    sizeof(*w->run_at) * (2 * (p->nblocks + 1) + total) + sizeof(*w->defs) * 4 * n);
+	ids = calloc(1, sizeof(*ids) * (4 * n + slots) + 3 * n);
 	if (!at || !ids)
 		abort();
 	w->env = (struct absint_val *)(void *)at;
@@ -956,17 +957,18 @@ static uint8_t *by_value(struct walk *w)
 	w->run_tail = w->run_at + p->nblocks + 1;
 	w->run_gap = w->run_tail + p->nblocks + 1;
 	w->defs = w->run_gap + total;
-	w->alias = ids;
+	w->alias = w->defs + n;
 	for (i = 0; i < n; i++)
-		ids[i] = (uint32_t)i;     /* ALIAS: none an alias yet */
-	w->phi_arg = ids + n;
-	w->holder = ids + 2 * n;
-	w->shl_of = ids + 3 * n;
-	w->stamp = ids + 4 * n;
-	w->op_slot = ids + 5 * n;
-	absint_canon(p, ids + 6 * n, ids + 7 * n);
-	w->canon = ids + 6 * n;
-	w->def = (bool *)(ids + 7 * n + slots);
+		w->alias[i] = (uint32_t)i;     /* none an alias yet */
+	w->phi_arg = w->alias + n;
+	w->holder = ids;
+	w->shl_of = ids + n;
+	w->stamp = ids + 2 * n;
+	w->op_slot = ids + 3 * n;
+	canon = w->phi_arg + n;
+	absint_canon(p, canon, ids + 4 * n);
+	w->canon = canon;
+	w->def = (bool *)(ids + 4 * n + slots);
 	w->shl_by = (uint8_t *)(w->def + n);
 	w->trail = grow(w->trail, &w->captrail, 4 * n, sizeof(*w->trail));
 	return w->shl_by + n;
@@ -1021,7 +1023,7 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	}
 	free(w.env);
 	free(w.kept);
-	free(w.alias);
+	free(w.holder);
 	free(w.cells);
 	free(w.trail);
 	free(w.stack);

@@ -165,12 +165,15 @@ void absint_canon(const struct ssa_prog *p, uint32_t *canon, uint32_t *tab)
 	uint32_t n = p->nvalues ? p->nvalues : 1, id;
 	size_t mask = table_slots(n) - 1;
 
+	canon[0] = 0;
 	for (id = 1; id < p->nvalues; id++) {
 		const struct ssa_insn *v = p->values[id];
 		size_t i;
 
-		if (!v || !classed(p, v))
+		if (!v || !classed(p, v)) {
+			canon[id] = 0;
 			continue;
+		}
 		for (i = class_hash(canon, v) & mask; tab[i]; i = (i + 1) & mask)
 			if (same_class(canon, p->values[tab[i]], v))
 				break;
@@ -370,25 +373,25 @@ struct absint_val absint_eval_load(const struct walk *w, const struct ssa_insn *
 static void part(struct walk *w, uint32_t id, uint32_t src, unsigned byte, unsigned size,
 		 const struct absint_val *val)
 {
-	struct cell c = { .kind = C_PART, .root = find(w, src), .id = id, .off = byte,
-			  .size = (uint8_t)size };
-	struct absint_val sv = get(w, src);
+	uint32_t root = find(w, src);
 	const struct cell *e;
 	struct cell_it it;
 
-	if (!w->def[c.root])
+	if (!w->def[root])
 		return;
-	if (byte == 0 && (size >= 8 || sv.umax <= (1ull << (size * 8u)) - 1)) {
-		make_alias(w, id, c.root, val);
+	/* (most are a mov32 of a value that fits: its value read in place) */
+	if (byte == 0 && (size >= 8 || w->env[root].umax <= (1ull << (size * 8u)) - 1)) {
+		make_alias(w, id, root, val);
 		return;
 	}
 	for (e = kind_first(w, &it, C_PART); e; e = cell_next(w, &it)) {
-		if (e->root == c.root && e->off == c.off && e->size == c.size && w->def[e->id]) {
+		if (e->root == root && e->off == byte && e->size == (uint8_t)size && w->def[e->id]) {
 			make_alias(w, id, e->id, val);
 			return;
 		}
 	}
-	absint_cell_push(w, &c);
+	absint_cell_push(w, &(struct cell){ .kind = C_PART, .root = root, .id = id, .off = byte,
+					    .size = (uint8_t)size });
 }
 
 /* Write cell E hides from a load (cell C) what was known of its bytes:

@@ -351,7 +351,7 @@ uint32_t absint_select_now(struct walk *w, uint32_t id);
 uint32_t absint_resolve(struct walk *w, uint32_t id);
 /* V is a mask / truncation / byte swap of a value: record it as bytes of it. */
 void absint_masks(struct walk *w, const struct ssa_insn *v, const struct absint_val *val);
-/* Into CANON (zeroed, one per value), by value id, the first value that
+/* Into CANON (one per value, each written), by value id, the first value that
  * computes the same value in every run (absint_path.c: same operation of
  * the same operands), 0 for a value that has no such class; TAB is
  * scratch, absint_canon_slots(nvalues) zeroed entries. */
