@@ -677,24 +677,60 @@ static unsigned pattern_at(unsigned salt)
 _Static_assert(0xff + S_ENTSZ <= S_PKT && 0xff + CTX_SIZE <= S_PKT,
 	       "the patterned packet holds every offset's bytes");
 
+/* P[0..N) is all 0 (8 bytes a step) */
+static bool all_zero(const uint8_t *p, size_t n)
+{
+	uint64_t w, acc = 0;
+	size_t i;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		acc |= w;
+	}
+	for (; i < n; i++)
+		acc |= p[i];
+	return !acc;
+}
+
+/* No byte of P[0..N) that is not 0 has its SEEN mark (0 or 1; SEEN
+ * NULL: none marked), 8 bytes a step */
+static bool unread(const uint8_t *p, const uint8_t *seen, size_t n)
+{
+	uint64_t w, m, acc = 0;
+	size_t i;
+
+	if (!seen)
+		return all_zero(p, n);
+	for (i = 0; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		memcpy(&m, seen + i, 8);
+		acc |= w & m * 0xff;
+	}
+	for (; i < n; i++)
+		acc |= p[i] & (uint8_t)-seen[i];
+	return !acc;
+}
+
 /* The non-zero bytes of [LO, HI) of the N at OFF in CD made 0 where CD
  * still fails SITE with them (T: a copy of CD, and again on return): the
- * whole range at once, else each half. A failing input needs few non-zero bytes as a rule, so this
- * takes about k log n tries for k needed bytes of n (one a byte took n:
- * most of a search's inputs were its minimisation). FAILED: the try just
- * before this one failed, and its candidate was CD with [LO, HI) made 0
- * and more bytes after HI that are 0 in CD (a half's parent whose second
- * half is all 0): the same candidate as this try's, whose run is the same
- * run (its result, and with bound_only the marks it leaves in pr->seen,
- * which a run only clears and sets in the ranges it tracks, the same
- * again), so it is counted and not run (tc_classifier's worst case: 11 of
- * its 40). */
+ * whole range at once, else each half. A failing input needs few non-zero
+ * bytes as a rule, so this takes about k log n tries for k needed bytes of
+ * n (one a byte took n: most of a search's inputs were its minimisation).
+ * SAME: this try's candidate is the parent's, which did not fail (a first
+ * half when the parent's second half is 0 in CD, a second half when the
+ * first is 0 in CD now): the same run, counted and not run. MARKS:
+ * pr->seen holds the marks of the parent's run, the last try (with
+ * bound_only: the bytes it read, a run only clearing and setting the
+ * ranges it tracks); a first half whose other bytes (the parent's second
+ * half: 0 there, CD's here) that run did not read is that run again,
+ * marks and all (tc_classifier's worst case ran 46 of its 50 tries so,
+ * xdp_lb's searches 96 of 107). */
 static void zero_range(struct search *sr, struct cand *cd, struct cand *t, size_t off,
-		       size_t lo, size_t hi, unsigned site, struct probe *pr, bool failed)
+		       size_t lo, size_t hi, unsigned site, struct probe *pr, bool same, bool marks)
 {
 	uint8_t *c = (uint8_t *)cd + off, *tc = (uint8_t *)t + off;
 	unsigned s;
-	size_t i, mid, last;
+	size_t i, mid;
 
 	i = lo;
 	for (uint64_t w = 0; i + 8 <= hi && (memcpy(&w, c + i, 8), !w); i += 8)
@@ -703,25 +739,27 @@ static void zero_range(struct search *sr, struct cand *cd, struct cand *t, size_
 		;
 	if (i == hi)
 		return;
-	failed &= i == lo;             /* (it is: a parent's LO is not 0 in CD) */
 	lo = i;                        /* no try for the zero bytes before */
 	memset(tc + lo, 0, hi - lo);
 	sr->ran_cd = false;
-	if (failed) {
+	if (same) {
 		sr->runs++;
 	} else if (search_try(sr, t, (int)site, &s, pr) == 1) {
 		memset(c + lo, 0, hi - lo);
 		sr->ran_cd = true;     /* T was CD as it is now */
 		return;
+	} else {
+		marks = sr->bound_only;
 	}
 	memcpy(tc + lo, c + lo, hi - lo);
 	if (hi - lo == 1)
 		return;
 	mid = lo + (hi - lo) / 2;
-	for (last = hi; last > mid && !c[last - 1]; last--)
-		;                      /* [last, hi) is 0 in CD */
-	zero_range(sr, cd, t, off, lo, mid, site, pr, last == mid);
-	zero_range(sr, cd, t, off, mid, hi, site, pr, false);
+	zero_range(sr, cd, t, off, lo, mid, site, pr,
+		   unread(c + mid, marks ? pr->seen + off + mid : NULL, hi - mid), marks);
+	/* the first half made 0 whole: the second half's candidate is this
+	 * one's again */
+	zero_range(sr, cd, t, off, mid, hi, site, pr, all_zero(c + lo, mid - lo), false);
 }
 
 /* The N bytes at OFF of CD made 0 where CD still fails SITE with them:
@@ -755,22 +793,7 @@ static void zero_bytes(struct search *sr, struct cand *cd, struct cand *t, size_
 		if (gone)
 			sr->ran_cd = false;   /* CD is another candidate now */
 	}
-	zero_range(sr, cd, t, off, 0, n, site, pr, false);
-}
-
-/* P[0..N) is all 0 (8 bytes a step) */
-static bool all_zero(const uint8_t *p, size_t n)
-{
-	uint64_t w, acc = 0;
-	size_t i;
-
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, 8);
-		acc |= w;
-	}
-	for (; i < n; i++)
-		acc |= p[i];
-	return !acc;
+	zero_range(sr, cd, t, off, 0, n, site, pr, false, false);
 }
 
 /* Simpler inputs that fail the same assert: a shorter packet, bytes and
