@@ -519,13 +519,24 @@ static long jplain(const char *s)
 	return (long)n;
 }
 
+/* NAME then V's digits appended at B + K: the new length */
+static inline size_t cat_field(char *b, size_t k, const char *name, unsigned v)
+{
+	char num[12], *d = uint_digits(num + sizeof(num), v);
+	size_t n = strlen(name), m = (size_t)(num + sizeof(num) - d);
+
+	memcpy(b + k, name, n);
+	memcpy(b + k + n, d, m);
+	return k + n + m;
+}
+
 /* A location whose file is shown as SHOWN (show_path's), PLAIN its
  * jplain: one write where it needs no escape (a counterexample's path is
  * dozens of locations, mostly of one file, whose PLAIN its caller keeps). */
 static void jloc_shown(FILE *out, const char *shown, long plain, unsigned line, unsigned col)
 {
-	char b[320], num[12], *d;
-	size_t k, m;
+	char b[320];
+	size_t k;
 
 	if (plain < 0 || plain > 200) {
 		fputs_unlocked("{\"file\": ", out);
@@ -539,19 +550,8 @@ static void jloc_shown(FILE *out, const char *shown, long plain, unsigned line, 
 	}
 	memcpy(b, "{\"file\": \"", 10);
 	memcpy(b + 10, shown, (size_t)plain);
-	k = 10 + (size_t)plain;
-	memcpy(b + k, "\", \"line\": ", 11);
-	k += 11;
-	d = uint_digits(num + sizeof(num), line);
-	m = (size_t)(num + sizeof(num) - d);
-	memcpy(b + k, d, m);
-	k += m;
-	memcpy(b + k, ", \"column\": ", 12);
-	k += 12;
-	d = uint_digits(num + sizeof(num), col);
-	m = (size_t)(num + sizeof(num) - d);
-	memcpy(b + k, d, m);
-	k += m;
+	k = cat_field(b, 10 + (size_t)plain, "\", \"line\": ", line);
+	k = cat_field(b, k, ", \"column\": ", col);
 	b[k++] = '}';
 	fwrite_unlocked(b, 1, k, out);
 }
