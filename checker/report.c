@@ -95,26 +95,21 @@ static bool returns_void(const struct object *o, const struct cex_call *c)
 
 /* " %s:%u" and "%s%02x" were most of a report's fprintf calls, each a
  * format parse: these write the same bytes. */
-static void put_uint(FILE *out, unsigned v)
+/* Digits of V ending at END (returns their start). */
+static char *u64_digits(char *end, uint64_t v)
 {
-	char b[16], *p = b + sizeof(b);
-
-	*--p = 0;
 	do
-		*--p = (char)('0' + v % 10);
+		*--end = (char)('0' + v % 10);
 	while (v /= 10);
-	fputs_unlocked(p, out);
+	return end;
 }
 
 static void put_u64(FILE *out, uint64_t v)
 {
-	char b[24], *p = b + sizeof(b);
+	char b[24];
 
-	*--p = 0;
-	do
-		*--p = (char)('0' + v % 10);
-	while (v /= 10);
-	fputs_unlocked(p, out);
+	b[sizeof(b) - 1] = 0;
+	fputs_unlocked(u64_digits(b + sizeof(b) - 1, v), out);
 }
 
 /* Seconds S as "%.3f" writes them: "%.3f" of a double was a tenth of a
@@ -154,17 +149,25 @@ static void put_field(FILE *out, const char *s, uint64_t v)
 	put_u64(out, v);
 }
 
+/* Byte B's two hex digits at hex_pairs[2 * B]: a copy a byte, where two
+ * digit lookups were two thirds of a report's counterexample bytes. */
+#define HEX_ROW(h) h "0" h "1" h "2" h "3" h "4" h "5" h "6" h "7" \
+	h "8" h "9" h "a" h "b" h "c" h "d" h "e" h "f"
+static const char hex_pairs[] =
+	HEX_ROW("0") HEX_ROW("1") HEX_ROW("2") HEX_ROW("3") HEX_ROW("4") HEX_ROW("5")
+	HEX_ROW("6") HEX_ROW("7") HEX_ROW("8") HEX_ROW("9") HEX_ROW("a") HEX_ROW("b")
+	HEX_ROW("c") HEX_ROW("d") HEX_ROW("e") HEX_ROW("f");
+
 static void hex(FILE *out, const uint8_t *b, uint32_t n, uint32_t max)
 {
-	static const char digits[] = "0123456789abcdef";
 	char buf[3 * 64 + 1];
 	uint32_t i, k = 0;
 
 	for (i = 0; i < n && i < max; i++) {
 		if (i)
 			buf[k++] = ' ';
-		buf[k++] = digits[b[i] >> 4];
-		buf[k++] = digits[b[i] & 15];
+		memcpy(buf + k, hex_pairs + 2 * b[i], 2);
+		k += 2;
 		if (k > sizeof(buf) - 4) {
 			fwrite_unlocked(buf, 1, k, out);
 			k = 0;
@@ -233,7 +236,7 @@ static void text_path(const struct object *o, const struct replay_result *rr, FI
 		if (!prev || strcmp(prev->file, ln->file))
 			fputs_unlocked(show_path(ln->file, pb, sizeof(pb)), out);
 		fputc_unlocked(':', out);
-		put_uint(out, ln->line);
+		put_u64(out, ln->line);
 		prev = ln;
 	}
 	fputc_unlocked('\n', out);
@@ -475,15 +478,6 @@ static void jstr(FILE *out, const char *s)
 	fputc_unlocked('"', out);
 }
 
-/* Byte B's two hex digits at hex_pairs[2 * B]: a copy a byte, where two
- * digit lookups were two thirds of a report's counterexample bytes. */
-#define HEX_ROW(h) h "0" h "1" h "2" h "3" h "4" h "5" h "6" h "7" \
-	h "8" h "9" h "a" h "b" h "c" h "d" h "e" h "f"
-static const char hex_pairs[] =
-	HEX_ROW("0") HEX_ROW("1") HEX_ROW("2") HEX_ROW("3") HEX_ROW("4") HEX_ROW("5")
-	HEX_ROW("6") HEX_ROW("7") HEX_ROW("8") HEX_ROW("9") HEX_ROW("a") HEX_ROW("b")
-	HEX_ROW("c") HEX_ROW("d") HEX_ROW("e") HEX_ROW("f");
-
 static void jhex(FILE *out, const uint8_t *b, uint32_t n)
 {
 	char buf[2 * 128];
@@ -497,15 +491,6 @@ static void jhex(FILE *out, const uint8_t *b, uint32_t n)
 		fwrite_unlocked(buf, 1, 2 * m, out);
 	}
 	fputc_unlocked('"', out);
-}
-
-/* Digits of V ending at END (returns their start). */
-static char *uint_digits(char *end, unsigned v)
-{
-	do
-		*--end = (char)('0' + v % 10);
-	while (v /= 10);
-	return end;
 }
 
 /* The length of S when it needs no escape in a JSON string, else -1. */
@@ -522,7 +507,7 @@ static long jplain(const char *s)
 /* NAME then V's digits appended at B + K: the new length */
 static inline size_t cat_field(char *b, size_t k, const char *name, unsigned v)
 {
-	char num[12], *d = uint_digits(num + sizeof(num), v);
+	char num[12], *d = u64_digits(num + sizeof(num), v);
 	size_t n = strlen(name), m = (size_t)(num + sizeof(num) - d);
 
 	memcpy(b + k, name, n);
@@ -542,9 +527,9 @@ static void jloc_shown(FILE *out, const char *shown, long plain, unsigned line, 
 		fputs_unlocked("{\"file\": ", out);
 		jstr(out, shown);
 		fputs_unlocked(", \"line\": ", out);
-		put_uint(out, line);
+		put_u64(out, line);
 		fputs_unlocked(", \"column\": ", out);
-		put_uint(out, col);
+		put_u64(out, col);
 		fputc_unlocked('}', out);
 		return;
 	}
@@ -564,32 +549,34 @@ static void jloc(FILE *out, const char *file, unsigned line, unsigned col)
 	jloc_shown(out, shown, jplain(shown), line, col);
 }
 
-/* The spec file a report's checks and asserts name, shown once for all
- * (show_path was half of a small report's locations): FILE's SHOWN and
- * PLAIN, for the one report_write. PB holds the cleaned path of a FILE
- * shorter than SPEC_SHOWN_MAX as a 4 KiB one would (path_clean needs
- * its length and 2 more); a longer FILE goes to jloc. */
-#define SPEC_SHOWN_MAX 200
-struct spec_shown {
+/* A file's shown path kept for the locations that follow in it (a
+ * counterexample's path is dozens of locations, mostly of one file; a
+ * report's checks and asserts name one spec file): FILE's SHOWN and PLAIN
+ * (jplain), cleaned into PB of SIZE bytes. */
+struct shown_file {
 	const char *file;
 	const char *shown;
 	long plain;
-	char pb[SPEC_SHOWN_MAX + 8];
+	char *pb;
+	size_t size;
 };
 
-static void jloc_spec(FILE *out, struct spec_shown *m, const char *file, unsigned line,
-		      unsigned col)
+/* A location in FILE through C: cleaned once for the run of locations in
+ * one file. A FILE too long for C's buffer (path_clean needs its length
+ * and 2 more) goes through jloc and its 4 KiB buffer, not kept. */
+static void jloc_cached(FILE *out, struct shown_file *c, const char *file, unsigned line,
+			unsigned col)
 {
-	if (m->file != file) {
-		if (strlen(file) >= SPEC_SHOWN_MAX) {
+	if (c->file != file) {
+		if (strlen(file) + 8 > c->size) {
 			jloc(out, file, line, col);
 			return;
 		}
-		m->file = file;
-		m->shown = show_path(file, m->pb, sizeof(m->pb));
-		m->plain = jplain(m->shown);
+		c->file = file;
+		c->shown = show_path(file, c->pb, c->size);
+		c->plain = jplain(c->shown);
 	}
-	jloc_shown(out, m->shown, m->plain, line, col);
+	jloc_shown(out, c->shown, c->plain, line, col);
 }
 
 static void json_cex(const struct object *o, const struct check_result *r,
@@ -598,9 +585,8 @@ static void json_cex(const struct object *o, const struct check_result *r,
 {
 	const struct cex_region *pk = find_region(x, INTERP_MEM_PACKET);
 	const struct obj_line *prev = NULL;
-	const char *file = NULL, *shown = NULL;
-	long plain = -1;
 	char pb[4096];
+	struct shown_file sf = { .pb = pb, .size = sizeof(pb) };
 	unsigned i, n = 0;
 	size_t k;
 
@@ -641,12 +627,7 @@ static void json_cex(const struct object *o, const struct check_result *r,
 		}
 		if (ln && ln->line) {
 			fputs_unlocked(", \"location\": ", out);
-			if (ln->file != file) {
-				file = ln->file;
-				shown = show_path(file, pb, sizeof(pb));
-				plain = jplain(shown);
-			}
-			jloc_shown(out, shown, plain, ln->line, ln->col);
+			jloc_cached(out, &sf, ln->file, ln->line, ln->col);
 		}
 		fputc_unlocked('}', out);
 	}
@@ -666,12 +647,7 @@ static void json_cex(const struct object *o, const struct check_result *r,
 		prev = ln;
 		if (n++)
 			fputs_unlocked(", ", out);
-		if (ln->file != file) {   /* most lines are of one file: cleaned once */
-			file = ln->file;
-			shown = show_path(file, pb, sizeof(pb));
-			plain = jplain(shown);
-		}
-		jloc_shown(out, shown, plain, ln->line, ln->col);
+		jloc_cached(out, &sf, ln->file, ln->line, ln->col);
 	}
 	fputs_unlocked("]}", out);
 	if (x == r->cex && r->kernel_tried) {
@@ -683,7 +659,7 @@ static void json_cex(const struct object *o, const struct check_result *r,
 }
 
 static void json_one(const struct loaded *l, const struct check_result *r,
-		     struct spec_shown *spec, FILE *out)
+		     struct shown_file *spec, FILE *out)
 {
 	const struct mon_check *c = r->c;
 	const struct obj_line *ln;
@@ -698,7 +674,7 @@ static void json_one(const struct loaded *l, const struct check_result *r,
 	fputs_unlocked(", \"verdict\": \"", out);
 	fputs_unlocked(check_verdict_name(r->verdict), out);
 	fputs_unlocked("\", \"spec_location\": ", out);
-	jloc_spec(out, spec, c->file, c->pos.line, c->pos.col);
+	jloc_cached(out, spec, c->file, c->pos.line, c->pos.col);
 	fputs_unlocked(", \"seconds\": ", out);
 	put_seconds(out, r->seconds);
 	if (r->verdict == CHECK_UNKNOWN || r->verdict == CHECK_ERROR) {
@@ -717,7 +693,7 @@ static void json_one(const struct loaded *l, const struct check_result *r,
 		fputs_unlocked(", \"message\": ", out);
 		jstr(out, as->msg);
 		fputs_unlocked(", \"assert_location\": ", out);
-		jloc_spec(out, spec, as->file, as->pos.line, as->pos.col);
+		jloc_cached(out, spec, as->file, as->pos.line, as->pos.col);
 		ln = event_line(l->o, r);
 		if (ln) {
 			fputs_unlocked(", \"location\": ", out);
@@ -746,9 +722,12 @@ void report_write(const struct loaded *l, const struct mon_set *s,
 	for (i = 0; i < s->n; i++)
 		n[r[i].verdict]++;
 	if (f == REPORT_JSON) {
-		struct spec_shown spec;
+		/* the spec file's shown path where it is under 200 bytes,
+		 * the rest through jloc (a 4 KiB buffer in this frame was a
+		 * fresh stack page a run) */
+		char pb[208];
+		struct shown_file spec = { .pb = pb, .size = sizeof(pb) };
 
-		spec.file = NULL;
 		fputs_unlocked("{\"tool\": \"bpf-invcheck\", \"version\": \"" INVCHECK_VERSION
 		      "\", \"object\": ", out);
 		jstr(out, l->o->path);
