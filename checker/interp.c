@@ -912,16 +912,19 @@ static bool well_formed(struct interp *ip, const struct insn *in)
 #define FAST_ALU(op, e) \
 	FAST_ALU1(op, e, false, false) FAST_ALU1(op, e, false, true) \
 	FAST_ALU1(op, e, true, false) FAST_ALU1(op, e, true, true)
+/* Its operands D and S as exec reads them: S the register or the
+ * immediate (X), both cut to 32 bits for a 32-bit operation (WIDE false;
+ * D unused by MOV and MOVSX, S by NEG) */
+#define FAST_OPERANDS(wide, x) \
+	const bool is64 = wide; \
+	const uint64_t s0 = x ? regs[in->src] : (uint64_t)(int64_t)in->imm; \
+	uint64_t d __attribute__((unused)) = is64 ? regs[in->dst] : (uint32_t)regs[in->dst]; \
+	uint64_t s __attribute__((unused)) = is64 ? s0 : (uint32_t)s0;
 #define FAST_ALU1(op, e, wide, x) \
 	case INSN_FAST(ISA_##op, wide, x): { \
-		const bool is64 = wide; \
-		uint64_t d = regs[in->dst], s = x ? regs[in->src] : (uint64_t)(int64_t)in->imm, v; \
+		FAST_OPERANDS(wide, x) \
+		uint64_t v = (e); \
 		\
-		if (!is64) { \
-			d = (uint32_t)d; \
-			s = (uint32_t)s; \
-		} \
-		v = (e); \
 		regs[in->dst] = is64 ? v : (uint32_t)v; \
 		ip->pc++; \
 		continue; \
@@ -931,13 +934,7 @@ static bool well_formed(struct interp *ip, const struct insn *in)
 	FAST_JCOND1(op, e, true, false) FAST_JCOND1(op, e, true, true)
 #define FAST_JCOND1(op, e, wide, x) \
 	case INSN_FAST(ISA_##op, wide, x): { \
-		const bool is64 = wide; \
-		uint64_t d = regs[in->dst], s = x ? regs[in->src] : (uint64_t)(int64_t)in->imm; \
-		\
-		if (!is64) { \
-			d = (uint32_t)d; \
-			s = (uint32_t)s; \
-		} \
+		FAST_OPERANDS(wide, x) \
 		ip->pc += 1 + (uint32_t)((e) ? in->off : 0); \
 		continue; \
 	}
