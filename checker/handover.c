@@ -34,6 +34,7 @@ static struct {
 	char *buf;
 	size_t len, cap;
 	bool on;
+	bool caught;           /* on_crash is the handler of the ends */
 } held;
 
 /* a process that cannot open libz3 itself (the static build) */
@@ -43,11 +44,15 @@ static bool handover_static(void)
 	return getauxval(AT_BASE) == 0;
 }
 
+static void catch_ends(void);
+
 static ssize_t hold_write(void *cookie, const char *p, size_t n)
 {
 	(void)cookie;
 	if (!held.on)
 		return write_full(STDERR_FILENO, p, n) ? -1 : (ssize_t)n;
+	if (!held.caught)
+		catch_ends();
 	if (held.len + n > held.cap) {
 		size_t cap = held.cap ? held.cap : 4096;
 		char *b;
@@ -78,25 +83,18 @@ static void on_crash(int sig)
 	raise(sig);
 }
 
-/* stderr held in memory until the commit: what was shown could not be
- * taken back by the process the run is handed over to, which shows it
- * again */
-static void hold_stderr(void)
+/* The signals that end the run, caught by on_crash from the first byte
+ * held: before it a crash has nothing to show, and dying of the signal's
+ * default action is all on_crash would do (a run that holds nothing, the
+ * usual one, saves nine system calls: about 10 us here). */
+static void catch_ends(void)
 {
-	static const cookie_io_functions_t io = { .write = hold_write };
 	static const int ends[] = { SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL,
 				    SIGINT, SIGTERM, SIGHUP, SIGXCPU };
-	FILE *f = fopencookie(NULL, "w", io);
 	struct sigaction sa;
 	unsigned i;
 
-	if (!f)
-		return;                /* not held: no handover either */
-	setvbuf(f, NULL, _IONBF, 0);
-	held.on = true;
-	stderr = f;
-	armed = true;
-	atexit(handover_commit);
+	held.caught = true;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_crash;
 	sa.sa_flags = SA_RESTART;      /* as signal() */
@@ -109,6 +107,23 @@ static void hold_stderr(void)
 		if (sigaction(ends[i], &sa, &old) == 0 && old.sa_handler == SIG_IGN)
 			sigaction(ends[i], &old, NULL);
 	}
+}
+
+/* stderr held in memory until the commit: what was shown could not be
+ * taken back by the process the run is handed over to, which shows it
+ * again */
+static void hold_stderr(void)
+{
+	static const cookie_io_functions_t io = { .write = hold_write };
+	FILE *f = fopencookie(NULL, "w", io);
+
+	if (!f)
+		return;                /* not held: no handover either */
+	setvbuf(f, NULL, _IONBF, 0);
+	held.on = true;
+	stderr = f;
+	armed = true;
+	atexit(handover_commit);
 }
 
 void handover_init(char **argv, uint64_t start)
