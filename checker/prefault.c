@@ -105,13 +105,19 @@ static void *helper(void *arg)
 
 void prefault_start(void)
 {
-	cpu_set_t cpus;
-
-	if (sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) < 2)
-		return;
 	pthread_mutex_lock(&pf.mu);
 	__atomic_store_n(&pf.enabled, true, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&pf.mu);
+}
+
+/* The helper would take turns with the thread it helps. Asked at the
+ * first big block, not at prefault_start: a run without one makes no
+ * system call for it. */
+static bool one_cpu(void)
+{
+	cpu_set_t cpus;
+
+	return sched_getaffinity(0, sizeof(cpus), &cpus) == 0 && CPU_COUNT(&cpus) < 2;
 }
 
 /* Called with pf.mu held: the helper runs, or pf.off. */
@@ -121,6 +127,10 @@ static void start_helper(void)
 	pthread_t t;
 
 	__atomic_store_n(&pf.started, true, __ATOMIC_RELAXED);
+	if (one_cpu()) {
+		pf.off = true;
+		return;
+	}
 	if (pthread_attr_init(&at)) {
 		pf.off = true;
 		return;
@@ -184,7 +194,7 @@ bool prefault_on(void)
 	bool on;
 
 	pthread_mutex_lock(&pf.mu);
-	on = pf.enabled && !pf.off;
+	on = pf.enabled && !pf.off && (pf.started || !one_cpu());
 	pthread_mutex_unlock(&pf.mu);
 	return on;
 }
