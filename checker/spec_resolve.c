@@ -635,99 +635,107 @@ static const char *pack_of(struct resolver *r, const char *path)
 	return arena_strndup(r->a, base, n);
 }
 
-static const char *real_id(struct resolver *r, const char *path)
+/* A spec file's identity (an import of it again, by another path or
+ * through a link, is the same file): its device and inode, from the stat
+ * of its open (ST) or of PATH; PATH itself where it names no file (a
+ * spec given as text). One system call, where realpath's were one a
+ * directory of the path. */
+static const char *file_id(struct resolver *r, const char *path, const struct stat *st)
 {
-	char *p = path ? realpath(path, NULL) : NULL;
-	const char *s;
+	struct stat own;
 
-	if (!p)
-		return path ? path : "<spec>";
-	s = arena_strdup(r->a, p);
-	free(p);
-	return s;
+	if (!st && (!path || stat(path, &own)))
+		return path ? arena_cat3(r->a, "name:", path, "") : "<spec>";
+	if (!st)
+		st = &own;
+	return arena_printf(r->a, "file:%ju:%ju", (uintmax_t)st->st_dev, (uintmax_t)st->st_ino);
 }
 
 #define SPEC_MAX_FILE (16u << 20)
 
-/* PATH opened for reading if it is a regular file of at most 16 MiB, or
- * NULL with *WHY saying why (a FIFO, a device or a directory would block,
- * never end or read as empty: found with import "/dev/zero"). Opened
- * non-blocking so that a FIFO cannot hang the open itself. */
-static FILE *open_spec(const char *path, const char **why)
+/* PATH opened for reading if it is a regular file of at most 16 MiB, its
+ * descriptor with *ST its stat, or -1 with *WHY saying why (a FIFO, a
+ * device or a directory would block, never end or read as empty: found
+ * with import "/dev/zero"). Opened non-blocking so that a FIFO cannot
+ * hang the open itself. */
+static int open_spec(const char *path, struct stat *st, const char **why)
 {
-	struct stat st;
-	FILE *fp;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0) {
 		*why = strerror(errno);
-		return NULL;
+		return -1;
 	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > SPEC_MAX_FILE) {
-		*why = !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 16 MiB";
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_size > SPEC_MAX_FILE) {
+		*why = !S_ISREG(st->st_mode) ? "not a regular file" : "larger than 16 MiB";
 		close(fd);
 		errno = EINVAL;
-		return NULL;
+		return -1;
 	}
-	fp = fdopen(fd, "r");
-	if (!fp) {
-		*why = strerror(errno);
-		close(fd);
-	}
-	return fp;
+	return fd;
 }
 
-/* The whole of FP (closed) in arena A, NUL-terminated (at most
- * SPEC_MAX_FILE bytes: the file may grow while it is read). */
-static char *slurp(struct arena *a, FILE *fp, size_t *len)
+/* The whole of FD (closed; ST its stat) in arena A, NUL-terminated (at
+ * most SPEC_MAX_FILE bytes: the file may grow while it is read; a read
+ * error ends it as the end of the file would). Read straight into the
+ * text, the size the stat gave and a byte more in one read: a read that
+ * comes back short once the stat's size is in is the end (no stdio: four
+ * system calls a file where fdopen and fread made eight). */
+static char *slurp(struct arena *a, int fd, const struct stat *st, size_t *len)
 {
-	enum { BLOCK = 4096 };
-	char *data = NULL;
-	size_t n, used = 0, cap = 0;
+	size_t used = 0, cap = (size_t)st->st_size + 2;
+	char *data = malloc(cap);
+	ssize_t n;
 
-	/* a block a read, straight into the text (a byte a vec_push was a
-	 * tenth of reading a spec; a copy through a stack buffer and into
-	 * a zeroed arena block were a sixth of reading a small one) */
-	for (;;) {
-		if (used + BLOCK + 1 > cap) {
-			cap = cap ? 2 * cap : 2 * BLOCK;
-			if (cap < used + BLOCK + 1)
-				cap = used + BLOCK + 1;
+	if (!data)
+		abort();
+	while (used < SPEC_MAX_FILE) {
+		size_t want;
+
+		if (used + 1 == cap) {
+			cap *= 2;
 			data = realloc(data, cap);
 			if (!data)
 				abort();
 		}
-		if (used >= SPEC_MAX_FILE || !(n = fread(data + used, 1, BLOCK, fp)))
+		want = cap - 1 - used;
+		n = read(fd, data + used, want);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
 			break;
-		used += n;
+		used += (size_t)n;
+		if ((size_t)n < want && used >= (size_t)st->st_size)
+			break;
 	}
-	fclose(fp);
+	close(fd);
 	data[used] = '\0';
 	*len = used;
 	return arena_adopt(a, data, cap);
 }
 
-/* Open the file `import STR` names, from F. */
-static FILE *open_import(struct resolver *r, const struct sfile *f,
-			 const struct spec_item *it, const char **path)
+/* Open the file `import STR` names, from F (its descriptor; *ST its
+ * stat). */
+static int open_import(struct resolver *r, const struct sfile *f,
+		       const struct spec_item *it, const char **path, struct stat *st)
 {
 	const char *s = it->str, *dirs = "", *why;
 	size_t n = strlen(s);
-	FILE *fp;
+	int fd;
 
 	if (strchr(s, '/') || (n >= 4 && !strcmp(s + n - 4, ".inv"))) {
 		*path = join(r, f->dir, s);
-		if (!(fp = open_spec(*path, &why)))
+		if ((fd = open_spec(*path, st, &why)) < 0)
 			fail(r, it->pos, "import \"%s\": cannot read %s: %s", s,
 			     *path, why);
-		return fp;
+		return fd;
 	}
 	for (unsigned i = 0; i < r->opts->npack_dirs; i++) {
 		const char *dir = r->opts->pack_dirs[i];
 
 		*path = join(r, dir, arena_cat3(r->a, s, ".inv", ""));
-		if ((fp = open_spec(*path, &why)))
-			return fp;
+		if ((fd = open_spec(*path, st, &why)) >= 0)
+			return fd;
 		if (errno != ENOENT && errno != ENOTDIR)
 			fail(r, it->pos, "import \"%s\": cannot read %s: %s", s,
 			     *path, why);
@@ -799,18 +807,19 @@ static void rimport(struct resolver *r, struct sfile *f, const struct spec_item 
 	const char *path, *id;
 	struct sfile *g, *const *v = f->imports.data;
 	struct spec *s;
+	struct stat st;
 	size_t len;
 	char *text;
-	FILE *fp;
+	int fd;
 
 	r->f = f;
-	fp = open_import(r, f, it, &path);
-	id = real_id(r, path);
+	fd = open_import(r, f, it, &path, &st);
+	id = file_id(r, path, &st);
 	g = find_file(r, id);
 	if (g) {
-		fclose(fp);
+		close(fd);
 	} else {
-		text = slurp(r->a, fp, &len);
+		text = slurp(r->a, fd, &st, &len);
 		if (r->opts->on_text)
 			r->opts->on_text(r->opts->text_arg, path, text, len);
 		if (spec_parse(text, len, path, r->a, r->d, &s))
@@ -896,7 +905,7 @@ static int resolve(struct resolver *r, const struct spec *s, struct mon_set **ou
 
 	if (setjmp(r->fail))
 		return -EINVAL;
-	root = new_file(r, s, s->file, real_id(r, s->file), NULL);
+	root = new_file(r, s, s->file, file_id(r, s->file, NULL), NULL);
 	load_items(r, root);
 	check_blocks(r, root);
 	if (opts->progs)
@@ -937,15 +946,16 @@ int spec_resolve_file(const char *spec_path, const struct object *o,
 		      struct diag *d, struct mon_set **out)
 {
 	const char *why;
-	FILE *fp = open_spec(spec_path, &why);
+	struct stat st;
+	int fd = open_spec(spec_path, &st, &why);
 	struct spec *s;
 	size_t len;
 	char *text;
 	int err;
 
-	if (!fp)
+	if (fd < 0)
 		return diag_fail(d, spec_path, "cannot read: %s", why);
-	text = slurp(a, fp, &len);
+	text = slurp(a, fd, &st, &len);
 	if (opts && opts->on_text)
 		opts->on_text(opts->text_arg, spec_path, text, len);
 	err = spec_parse(text, len, spec_path, a, d, &s);
