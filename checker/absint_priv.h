@@ -9,12 +9,10 @@
 
 #include <stdlib.h>
 
-#define DEF_BIT   0x80000000u    /* trail entry, with ALIAS_BIT: HOLD_BITS */
 #define ALIAS_BIT 0x40000000u    /* trail entry: ID became an alias here */
 #define CELL_MARK 0x3fffffffu    /* trail entry: a cell was pushed */
 #define CALL_MARK 0x3ffffffeu    /* trail entry: a call was made */
 #define PKTW_MARK 0x3ffffffdu    /* trail entry: a store that may write the packet */
-#define HOLD_BITS (DEF_BIT | ALIAS_BIT) /* trail entry: holder[ID] was set here */
 #define CELL_SCAN 512u           /* cells looked at per lookup, newest first */
 #define BACK_DEPTH 8u            /* operand chains followed backward */
 #define NO_STAMP UINT32_MAX      /* never a memo's stamp (absint.c reeval_begin) */
@@ -144,8 +142,10 @@ struct walk {
 	                           * as on this path, or itself (find: one load) */
 	const uint32_t *canon;    /* by value id: its class of equal values
 	                           * (absint_canon), 0: none */
-	uint32_t *holder;         /* by class: the value of it defined on this
-	                           * path, or 0 */
+	uint32_t *holder;         /* by class: the value of it defined first on
+	                           * this path when that value is defined (def),
+	                           * else none (0, or a value of an earlier path:
+	                           * not undone, absint_hold) */
 	uint32_t *shl_of;         /* absint_shifted */
 	uint8_t *shl_by;
 	uint32_t *op_slot;        /* by value id: 1 + its entry in OPS, 0: none */
@@ -243,9 +243,7 @@ static inline void undo_to(struct walk *w, struct mark mark)
 	while (n > mark.trail) {
 		uint32_t id = t[--n].id;
 
-		if ((id & HOLD_BITS) == HOLD_BITS) {
-			w->holder[id & ~HOLD_BITS] = 0;
-		} else if (id & ALIAS_BIT) {
+		if (id & ALIAS_BIT) {
 			w->alias[id & ~ALIAS_BIT] = id & ~ALIAS_BIT;
 		} else if (id == CELL_MARK) {
 			w->ncells--;
@@ -378,12 +376,15 @@ static inline void absint_hold(struct walk *w, const struct ssa_insn *v,
 	if (!k)
 		return;
 	h = w->holder[k];
-	if (h && w->def[h]) {
+	if (h && h != v->id && w->def[h]) {
 		absint_hold_alias(w, v->id, h, val);
 		return;
 	}
+	/* not on the trail: a holder the walk backs out of is undefined
+	 * (def) from then on, which reads as none, and the values defined
+	 * after it on the path are undone before it (H may be V itself,
+	 * defined on an earlier path) */
 	w->holder[k] = v->id;
-	trail_push(w, k | HOLD_BITS);
 }
 /* Push C on the path's cells (undone when the walk backs out). */
 void absint_cell_push(struct walk *w, const struct cell *c);
