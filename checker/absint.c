@@ -945,7 +945,7 @@ static uint8_t *by_value(struct walk *w)
 	at = malloc(sizeof(*w->env) * 2 * n + sizeof(*w->ops) * (total + 1) +
 		    sizeof(*w->run) * (total + 1) +
 		    sizeof(*w->run_at) * (2 * (p->nblocks + 1) + total) + sizeof(*w->defs) * 4 * n);
-	ids = calloc(1, sizeof(*ids) * (4 * n + slots) + 3 * n);
+	ids = calloc(1, sizeof(*ids) * (5 * n + slots) + 3 * n);
 	if (!at || !ids)
 		abort();
 	w->env = (struct absint_val *)(void *)at;
@@ -965,10 +965,11 @@ static uint8_t *by_value(struct walk *w)
 	w->shl_of = ids + n;
 	w->stamp = ids + 2 * n;
 	w->op_slot = ids + 3 * n;
+	w->lastr = ids + 4 * n;
 	canon = w->phi_arg + n;
-	absint_canon(p, canon, ids + 4 * n);
+	absint_canon(p, canon, ids + 5 * n);
 	w->canon = canon;
-	w->def = (bool *)(ids + 4 * n + slots);
+	w->def = (bool *)(ids + 5 * n + slots);
 	w->shl_by = (uint8_t *)(w->def + n);
 	w->trail = grow(w->trail, &w->captrail, 4 * n, sizeof(*w->trail));
 	return w->shl_by + n;

@@ -47,6 +47,9 @@ void absint_cell_push(struct walk *w, const struct cell *c)
 	if (cell_is_mem(c->kind)) {
 		e->prevm = w->lastm;
 		w->lastm = (uint32_t)w->ncells;
+	} else if (c->kind == C_FACT) {
+		e->prevr = w->lastr[c->root];
+		w->lastr[c->root] = (uint32_t)w->ncells;
 	}
 	trail_push(w, CELL_MARK);
 }
@@ -796,17 +799,22 @@ static void fact_key(const struct walk *w, unsigned op, bool is64, uint32_t a, u
 static int key_decide(const struct walk *w, const struct fact_key *key)
 {
 	const struct cell *e;
-	struct cell_it it;
+	size_t lo;
+	uint32_t at;
 
 	if (key->form == FACT_ORDER)
 		return order_decide(w, key->a, key->b, key->strict);
 	if (key->form != FACT_EQ)
 		return -1;
-	for (e = kind_first(w, &it, C_FACT); e; e = cell_next(w, &it)) {
+	/* the facts of root A among the newest CELL_SCAN cells, newest
+	 * first: what a scan of every fact that skips other roots sees */
+	lo = w->ncells > CELL_SCAN ? w->ncells - CELL_SCAN : 0;
+	for (at = w->lastr[key->a]; at > lo; at = e->prevr) {
+		e = &w->cells[at - 1];
 		/* an ordering fact (JLT, JLE) of the same two values is not
 		 * an equality's: `a < b` read as `a JLT b` was taken for
 		 * `a != b` false (seed 11's program 9762, a run dropped) */
-		if ((e->op != ISA_JEQ && e->op != ISA_JNE) || e->root != key->a || e->b != key->b)
+		if ((e->op != ISA_JEQ && e->op != ISA_JNE) || e->b != key->b)
 			continue;
 		if (e->off == key->k)
 			return e->op == key->op;

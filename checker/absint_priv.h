@@ -56,7 +56,7 @@ enum { C_LOAD, C_WRITE, C_PART, C_FACT, C_ASSUME, C_BRANCH, C_MSUM, C_VSUM, C_SB
 /* the kinds loads look at (absint_path.c: mem_first) */
 static inline bool cell_is_mem(unsigned kind)
 {
-	return kind == C_LOAD || kind == C_WRITE || kind == C_MSUM;
+	return (1u << C_LOAD | 1u << C_WRITE | 1u << C_MSUM) >> kind & 1u;
 }
 
 struct cell {
@@ -68,6 +68,8 @@ struct cell {
 	                           * pushed before it, 0: none (kind_first) */
 	uint32_t prevm;           /* C_LOAD, C_WRITE, C_MSUM: the same for
 	                           * the three (mem_first) */
+	uint32_t prevr;           /* C_FACT: the same for the facts of its
+	                           * ROOT (struct walk: lastr) */
 	uint16_t region;          /* 1 + the region (absint.h: mem) */
 	uint8_t kind, size, op;
 	bool sx;
@@ -162,6 +164,8 @@ struct walk {
 	struct cell *cells;
 	uint32_t lastk[C_NKINDS]; /* by kind: 1 + the index of its newest cell */
 	uint32_t lastm;           /* ... of C_LOAD, C_WRITE and C_MSUM's */
+	uint32_t *lastr;          /* by value id: ... of the C_FACTs of that
+	                           * ROOT (absint_path.c key_decide) */
 	size_t ncells, capcells;
 	struct undo *trail;
 	size_t ntrail, captrail;
@@ -246,10 +250,13 @@ static inline void undo_to(struct walk *w, struct mark mark)
 		if (id & ALIAS_BIT) {
 			w->alias[id & ~ALIAS_BIT] = id & ~ALIAS_BIT;
 		} else if (id == CELL_MARK) {
-			w->ncells--;
-			w->lastk[w->cells[w->ncells].kind] = w->cells[w->ncells].prevk;
-			if (cell_is_mem(w->cells[w->ncells].kind))
-				w->lastm = w->cells[w->ncells].prevm;
+			const struct cell *e = &w->cells[--w->ncells];
+
+			w->lastk[e->kind] = e->prevk;
+			if (cell_is_mem(e->kind))
+				w->lastm = e->prevm;
+			else if (e->kind == C_FACT)
+				w->lastr[e->root] = e->prevr;
 		} else if (id == CALL_MARK) {
 			w->ncalls--;
 		} else if (id == PKTW_MARK) {
