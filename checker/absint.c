@@ -1024,6 +1024,7 @@ void absint_prove(const struct ssa_prog *p, const struct absint_opts *o,
 	}
 	free(w.env);
 	free(w.kept);
+	free(w.seen);
 	free(w.holder);
 	free(w.cells);
 	free(w.trail);

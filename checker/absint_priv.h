@@ -136,6 +136,7 @@ struct walk {
 	uint32_t keep;            /* a memo written over whose stamp is KEEP
 	                           * goes on KEPT first (NO_STAMP: none) */
 	struct kept *kept;        /* by value at most once */
+	uint32_t *seen, seen_now; /* absint_split.c split_cands */
 	size_t nkept;
 	bool lost;                /* the stamps wrapped while KEEP was set */
 	uint64_t top_steps;       /* the steps when absint_reeval_top began */

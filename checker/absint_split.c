@@ -36,6 +36,20 @@ bool absint_infeasible(struct walk *w)
 	return false;
 }
 
+/* W's marks of the values a split_cands has seen (seen[x] is seen_now),
+ * a new set of them: made on a walk's first split (zeroed), a number a
+ * call, all cleared when the numbers wrap. */
+static uint32_t *seen_marks(struct walk *w)
+{
+	if (!w->seen && !(w->seen = calloc(w->p->nvalues, sizeof(*w->seen))))
+		abort();
+	if (++w->seen_now == 0) {
+		memset(w->seen, 0, sizeof(*w->seen) * w->p->nvalues);
+		w->seen_now = 1;
+	}
+	return w->seen;
+}
+
 /* Values of the cone of pure values under ID (reps, at most SPLIT_SEEN
  * visited) whose abstract value has 2 to SPLIT_MAX members: into OUT (at
  * most SPLIT_CANDS); their number. */
@@ -60,7 +74,7 @@ static unsigned members(const struct absint_val *x)
 
 static unsigned split_cands(struct walk *w, uint32_t id, uint32_t *out)
 {
-	uint32_t seen[SPLIT_SEEN], stack[SPLIT_SEEN];
+	uint32_t stack[SPLIT_SEEN], *seen = seen_marks(w);
 	unsigned nseen = 0, nstack = 0, nout = 0, i, m;
 
 	stack[nstack++] = find(w, id);
@@ -69,11 +83,10 @@ static unsigned split_cands(struct walk *w, uint32_t id, uint32_t *out)
 		const struct ssa_insn *v = w->p->values[x];
 		struct absint_val xv;
 
-		for (i = 0; i < nseen && seen[i] != x; i++)
-			;
-		if (i < nseen || nseen == SPLIT_SEEN || x == 0 || !w->def[x])
+		if (seen[x] == w->seen_now || nseen == SPLIT_SEEN || x == 0 || !w->def[x])
 			continue;
-		seen[nseen++] = x;
+		seen[x] = w->seen_now;
+		nseen++;
 		xv = get(w, x);
 		m = members(&xv);
 		if (m >= 2 && m <= SPLIT_MAX && x != find(w, id))
@@ -92,37 +105,54 @@ static unsigned split_cands(struct walk *w, uint32_t id, uint32_t *out)
 	return nout;
 }
 
+/* Cell E, a C_BRANCH or C_ATLEAST, comes out the other way now
+ * (branches_broken). */
+static bool branch_broken(struct walk *w, const struct cell *e)
+{
+	struct absint_val x, y;
+	uint32_t a, b;
+	int c;
+
+	if (e->kind == C_ATLEAST)     /* an array lookup's NULL: its key is in range now */
+		return absint_sum_upper(w, e->root) < e->off;
+	a = find(w, e->root);
+	b = find(w, e->b);
+	x = absint_reeval(w, a, 48);
+	y = absint_reeval(w, b, 48);
+	c = absint_cond(e->op, e->sx, &x, &y);
+	if (c < 0 && a == b && a)
+		c = absint_reflexive(e->op);
+	return w->empty || (c >= 0 && c != (int)e->off);
+}
+
 /* The branches the path took that its values did not decide (C_BRANCH:
  * branch edges, assumes and a case's own refinement) asked again after a
  * case's refinement, by what the values are now: re-evaluated (`tcp + 20
  * > data_end` with ihl and data_end known) and one value since rekey
  * (`x != x`). True when one comes out the other way, so no run has the
- * case: each was true on the path where it was pushed. */
+ * case: each was true on the path where it was pushed. The cells newest
+ * first up to the first broken one, a step each (as a scan of every
+ * cell): the chains of the C_BRANCH and C_ATLEAST cells merged, the
+ * steps of the cells between them counted at once. */
 static bool branches_broken(struct walk *w)
 {
-	size_t i;
+	uint32_t br = w->lastk[C_BRANCH], al = w->lastk[C_ATLEAST], at;
 
-	for (i = w->ncells; i-- > 0;) {
-		const struct cell *e = &w->cells[i];
-		struct absint_val x, y;
-		uint32_t a, b;
-		int c;
+	while (br || al) {
+		const struct cell *e;
 
-		w->r->steps++;
-		if (e->kind == C_ATLEAST && absint_sum_upper(w, e->root) < e->off)
-			return true;  /* an array lookup's NULL: its key is in range now */
-		if (e->kind != C_BRANCH)
-			continue;
-		a = find(w, e->root);
-		b = find(w, e->b);
-		x = absint_reeval(w, a, 48);
-		y = absint_reeval(w, b, 48);
-		c = absint_cond(e->op, e->sx, &x, &y);
-		if (c < 0 && a == b && a)
-			c = absint_reflexive(e->op);
-		if (w->empty || (c >= 0 && c != (int)e->off))
+		at = br > al ? br : al;
+		e = &w->cells[at - 1];
+		if (at == br)
+			br = e->prevk;
+		else
+			al = e->prevk;
+		if (branch_broken(w, e)) {
+			w->r->steps += w->ncells - (at - 1);
 			return true;
+		}
 	}
+	w->r->steps += w->ncells;
 	return false;
 }
 
@@ -203,35 +233,53 @@ static uint32_t refold(struct walk *w, uint32_t root, uint64_t *off)
  * tested for. At most REKEY_LOADS loads, the newest, of the cells a
  * lookup would scan; false: no run is left. */
 #define REKEY_LOADS 64u
+#define REKEY_HASH  128u         /* slots of rekey's table of roots */
 static bool rekey(struct walk *w)
 {
-	size_t at[REKEY_LOADS], i, scanned;
+	size_t at[REKEY_LOADS];
 	uint64_t addr[REKEY_LOADS];
-	uint32_t root[REKEY_LOADS];
-	unsigned n = 0, j, k;
+	uint32_t root[REKEY_LOADS], slot_root[REKEY_HASH];
+	uint8_t older[REKEY_LOADS], slot_at[REKEY_HASH];
+	const struct cell *e;
+	struct cell_it it;
+	unsigned n = 0, j, k, h;
 
 	absint_reeval_begin(w);
-	for (i = w->ncells, scanned = 0; i-- > 0 && scanned < CELL_SCAN && n < REKEY_LOADS;
-	     scanned++) {
-		const struct cell *e = &w->cells[i];
-
-		w->r->steps++;
-		if (e->kind != C_LOAD || (e->root & ROOT_CONST))
+	/* the newest loads among the newest CELL_SCAN cells (their chain),
+	 * a step for each cell a scan of them all would have looked at: up
+	 * to the REKEY_LOADS-th load, or every one */
+	for (e = kind_first(w, &it, C_LOAD); e && n < REKEY_LOADS; e = cell_next(w, &it)) {
+		if (e->root & ROOT_CONST)
 			continue;
 		addr[n] = e->off;
+		at[n] = it.at - 1;
 		root[n] = refold(w, e->root, &addr[n]);
-		at[n++] = i;
+		n++;
+	}
+	w->r->steps += n == REKEY_LOADS ? w->ncells - at[n - 1] :
+		       w->ncells < CELL_SCAN ? w->ncells : CELL_SCAN;
+	/* by load, 1 + the next older one of its root, 0: none (oldest
+	 * first through a table of roots: slot_at 1 + the load, 0: empty) */
+	memset(slot_at, 0, sizeof(slot_at));
+	for (j = n; j-- > 0;) {
+		for (h = (root[j] * 0x9e3779b1u) >> 25; slot_at[h] && slot_root[h] != root[j];
+		     h = (h + 1) % REKEY_HASH)
+			;
+		older[j] = slot_at[h];
+		slot_root[h] = root[j];
+		slot_at[h] = (uint8_t)(j + 1);
 	}
 	for (j = 0; j < n; j++) {
 		const struct cell *nj = &w->cells[at[j]];
 
-		for (k = j + 1; k < n; k++) {
+		/* the older loads of its root, newest first (as a scan of
+		 * every older load that skips other roots) */
+		for (k = older[j]; k--; k = older[k]) {
 			const struct cell *ni = &w->cells[at[k]];
 			uint64_t d = addr[j] - addr[k];
 			struct absint_val x, y;
 
-			if (root[j] != root[k] || ni->region != nj->region || d >= 8 ||
-			    d + nj->size > ni->size)
+			if (ni->region != nj->region || d >= 8 || d + nj->size > ni->size)
 				continue;
 			if (!unwritten(w, at[k], at[j], nj->region) ||
 			    find(w, nj->id) == find(w, ni->id))
