@@ -317,7 +317,7 @@ static void place_phis_first(struct lifter *l)
 	if (!n)
 		return;
 	if (l->reorder.cap < n) {       /* one scratch array per lift */
-		buf_free(&l->reorder);
+		lift_vec_free(l, &l->reorder);
 		l->reorder.data = malloc(sizeof(*tmp) * n);
 		if (!l->reorder.data)
 			abort();
@@ -515,7 +515,7 @@ static struct state *state_get(struct lifter *l)
 
 static void state_put(struct lifter *l, struct state *s)
 {
-	*(struct state **)buf_push(&l->spare, sizeof(s)) = s;
+	*(struct state **)lift_push(l, &l->spare, sizeof(s)) = s;
 }
 
 /* An incoming edge of a node (xgraph.in_edges): its source node, which
@@ -625,9 +625,15 @@ static int lift_graph(struct lifter *l)
 		if (x->in_start[i + 1] - x->in_start[i] > maxp)
 			maxp = x->in_start[i + 1] - x->in_start[i];
 	/* one block: out and ins */
-	out = calloc_big((size_t)x->nnodes + maxp, sizeof(*out));
+	if ((size_t)x->nnodes + maxp <= sizeof(l->scr->out) / sizeof(*out))
+		out = memset(l->scr->out, 0, sizeof(*out) * ((size_t)x->nnodes + maxp));
+	else
+		out = calloc_big((size_t)x->nnodes + maxp, sizeof(*out));
 	ins = out + x->nnodes;
 	l->state_size = state_size(x);
+	/* the first states in the scratch (the slabs' count stays 0) */
+	l->slab_next = l->scr->states;
+	l->slab_left = (uint32_t)(sizeof(l->scr->states) / l->state_size);
 	l->p->blocks = arena_new_array(l->a, struct ssa_block *, x->nnodes);
 	l->p->nblocks = x->nnodes;
 	for (t = 0; t < x->nnodes; t++) {
@@ -662,7 +668,7 @@ static int lift_graph(struct lifter *l)
 		free(l->slabs);
 		l->slabs = before;
 	}
-	free(out);
+	lift_free(l, out);
 	return 0;
 }
 
@@ -679,10 +685,63 @@ static void reserve_values(struct lifter *l, const struct xgraph *x)
 		VALUES_RESERVE_MAX;
 
 	l->values.data = malloc(n * sizeof(struct ssa_insn *));
-	l->pkind.data = malloc(n);
+	l->values.cap = n;
+	if (n <= sizeof(l->scr->pkind)) {
+		l->pkind.data = l->scr->pkind;
+		n = sizeof(l->scr->pkind);
+	} else {
+		l->pkind.data = malloc(n);
+	}
 	if (!l->values.data || !l->pkind.data)
 		abort();
-	l->values.cap = l->pkind.cap = n;
+	l->pkind.cap = n;
+}
+
+/* The lifter's arrays start in SCR (struct lift_scratch); the two hash
+ * tables zeroed. */
+static void scratch_init(struct lifter *l, struct lift_scratch *scr)
+{
+	l->scr = scr;
+	l->insns = (struct vec){ .data = scr->insns, .cap = sizeof(scr->insns) / sizeof(scr->insns[0]) };
+	l->reorder = (struct vec){ .data = scr->reorder,
+				   .cap = sizeof(scr->reorder) / sizeof(scr->reorder[0]) };
+	l->spare = (struct vec){ .data = scr->spare, .cap = sizeof(scr->spare) / sizeof(scr->spare[0]) };
+	l->consts = (struct vec){ .data = scr->consts, .cap = sizeof(scr->consts) / sizeof(scr->consts[0]) };
+	memset(scr->ptab, 0, sizeof(scr->ptab));
+	l->ptab = scr->ptab;
+	l->ptab_mask = sizeof(scr->ptab) / sizeof(scr->ptab[0]) - 1;
+	memset(scr->ctab, 0, sizeof(scr->ctab));
+	l->ctab = scr->ctab;
+	l->ctab_mask = sizeof(scr->ctab) / sizeof(scr->ctab[0]) - 1;
+}
+
+void *lift_grow(struct lifter *l, struct vec *v, size_t elem_size)
+{
+	void *nd;
+
+	if (!lift_scratch_has(l, v->data))
+		return buf_grow(v, elem_size);
+	nd = malloc(v->cap * 2 * elem_size);
+	if (!nd)
+		abort();
+	memcpy(nd, v->data, v->len * elem_size);
+	v->data = nd;
+	v->cap *= 2;
+	return (char *)nd + elem_size * v->len++;
+}
+
+void lift_vec_free(struct lifter *l, struct vec *v)
+{
+	if (lift_scratch_has(l, v->data))
+		*v = (struct vec){0};
+	else
+		buf_free(v);
+}
+
+void lift_free(struct lifter *l, void *p)
+{
+	if (!lift_scratch_has(l, p))
+		free(p);
 }
 
 int ssa_build(const struct object *o, int func, struct insn **insns,
@@ -691,6 +750,7 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 {
 	struct ssa_opts def = {0};
 	struct lifter l = { .a = a, .slot_lo = SSA_SLOTS };
+	struct lift_scratch scr;
 	struct ssa_prog *p = arena_alloc(a, sizeof(*p));
 	struct ssa_insn *undef;
 	struct xgraph *x;
@@ -721,12 +781,11 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	}
 	if (err)
 		return err;
-	reserve_values(&l, l.x);
 	/* a block's values, the constants, the free states: most small
-	 * lifts need no more (their growth by doubling was 3% of a lift) */
-	buf_reserve(&l.insns, 64, sizeof(struct ssa_insn *));
-	buf_reserve(&l.consts, 64, sizeof(uint32_t));
-	buf_reserve(&l.spare, 16, sizeof(struct state *));
+	 * lifts need no more than the scratch (their growth by doubling
+	 * was 3% of a lift) */
+	scratch_init(&l, &scr);
+	reserve_values(&l, l.x);
 	p->frames = l.x->frames;
 	p->nframes = l.x->nframes;
 	p->cb_limited = l.x->cb_limited;
@@ -743,14 +802,14 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	p->values = arena_adopt(a, l.values.data, l.values.cap * sizeof(struct ssa_insn *));
 	p->nvalues = (uint32_t)l.values.len;
 	if (!err && !p->unsupported)
-		p->unsupported = ssa_undef_use(p);   /* ssa_undef.c */
+		p->unsupported = ssa_undef_use(p, scr.undef, sizeof(scr.undef));   /* ssa_undef.c */
 	if (!err && !p->unsupported && !p->bare && l.map_value_oob)
 		p->unsupported = SSA_MAP_VALUE_OOB;   /* ssa_map_value_oob, block by block */
-	buf_free(&l.pkind);
-	buf_free(&l.spare);            /* reserved before lift_graph, which may not run */
-	free(l.ptab);
-	buf_free(&l.insns);
-	buf_free(&l.reorder);
+	lift_vec_free(&l, &l.pkind);
+	lift_vec_free(&l, &l.spare);
+	lift_free(&l, l.ptab);
+	lift_vec_free(&l, &l.insns);
+	lift_vec_free(&l, &l.reorder);
 	if (err)
 		return err;
 	p->ns_cfg = cfg_ns;

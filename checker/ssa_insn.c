@@ -45,20 +45,20 @@ struct ptrinfo lift_ptr_rec(const struct lifter *l, uint32_t v)
 	return r;
 }
 
-/* Double the pointer table (initially 64 entries). */
+/* Double the pointer table (initially the scratch's 64 entries). */
 static void ptab_grow(struct lifter *l)
 {
-	uint32_t n = l->ptab ? (l->ptab_mask + 1) * 2 : 64, i, h;
+	uint32_t n = (l->ptab_mask + 1) * 2, i, h;
 	struct ptrent *t = calloc_big(n, sizeof(*t));
 
-	for (i = 0; l->ptab && i <= l->ptab_mask; i++) {
+	for (i = 0; i <= l->ptab_mask; i++) {
 		if (!l->ptab[i].id)
 			continue;
 		for (h = ptr_hash(l->ptab[i].id) & (n - 1); t[h].id; h = (h + 1) & (n - 1))
 			;
 		t[h] = l->ptab[i];
 	}
-	free(l->ptab);
+	lift_free(l, l->ptab);
 	l->ptab = t;
 	l->ptab_mask = n - 1;
 }
@@ -94,10 +94,10 @@ static uint32_t const_hash(int64_t c)
 	return (uint32_t)(((uint64_t)c * 0x9e3779b97f4a7c15ull) >> 32);
 }
 
-/* Double the constants' table (initially 64 slots). */
+/* Double the constants' table (initially the scratch's 64 slots). */
 static void ctab_grow(struct lifter *l)
 {
-	uint32_t n = l->ctab ? (l->ctab_mask + 1) * 2 : 64, i, h;
+	uint32_t n = (l->ctab_mask + 1) * 2, i, h;
 	uint32_t *t = calloc_big(n, sizeof(*t));
 	const uint32_t *ids = l->consts.data;
 
@@ -106,7 +106,7 @@ static void ctab_grow(struct lifter *l)
 			;
 		t[h] = ids[i];
 	}
-	free(l->ctab);
+	lift_free(l, l->ctab);
 	l->ctab = t;
 	l->ctab_mask = n - 1;
 }
@@ -133,7 +133,7 @@ uint32_t lift_const(struct lifter *l, int64_t c)
 	in->block = 0;
 	in->frame = 0;
 	l->ctab[h] = in->id;
-	*(uint32_t *)buf_push(&l->consts, sizeof(uint32_t)) = in->id;
+	*(uint32_t *)lift_push(l, &l->consts, sizeof(uint32_t)) = in->id;
 	return in->id;
 }
 
@@ -156,10 +156,10 @@ void lift_place_consts(struct lifter *l)
 		b0->insns = ins;
 		b0->ninsns += n;
 	}
-	free(l->ctab);
+	lift_free(l, l->ctab);
 	l->ctab = NULL;
 	l->ctab_mask = 0;
-	buf_free(&l->consts);
+	lift_vec_free(l, &l->consts);
 }
 
 bool lift_is_const(struct lifter *l, uint32_t v, int64_t *c)

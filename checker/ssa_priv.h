@@ -38,6 +38,23 @@ struct ptrent {
 	int32_t off;
 };
 
+/* A small lift's arrays, in ssa_build's frame: the lifter's arrays start
+ * here and move to malloc'd memory only when they outgrow it (lift_push),
+ * so a lift of a small program makes no malloc for them (a malloc and a
+ * free each, a dozen of them, were 7% of a small example's lift). */
+struct lift_scratch {
+	struct ssa_insn *insns[64];      /* lifter.insns */
+	struct ssa_insn *reorder[64];    /* lifter.reorder */
+	struct state *spare[16];         /* lifter.spare */
+	struct state *out[128];          /* lift_graph's out and ins */
+	struct ptrent ptab[64];          /* lifter.ptab */
+	uint32_t consts[64];             /* lifter.consts */
+	uint32_t ctab[64];               /* lifter.ctab */
+	uint8_t pkind[1024];             /* lifter.pkind */
+	uint8_t undef[1024];             /* ssa_undef_use's masks */
+	_Alignas(16) unsigned char states[4800];  /* the first states (state_get) */
+};
+
 struct lifter {
 	struct ssa_prog *p;
 	const struct xgraph *x;
@@ -74,7 +91,30 @@ struct lifter {
 	                        * (open addressing, ctab_mask + 1 slots; malloc) */
 	uint32_t ctab_mask;
 	struct vec consts;     /* uint32_t: the constants' ids, as made (malloc) */
+	struct lift_scratch *scr;   /* where the arrays above start */
 };
+
+/* Is P in the lift's scratch (not to be freed nor reallocated)? */
+static inline bool lift_scratch_has(const struct lifter *l, const void *p)
+{
+	uintptr_t a = (uintptr_t)p, s = (uintptr_t)l->scr;
+
+	return a >= s && a < s + sizeof(*l->scr);
+}
+
+void *lift_grow(struct lifter *l, struct vec *v, size_t elem_size);
+/* A new element (not zeroed) at the end of V, one of the lifter's arrays
+ * that may start in its scratch. */
+static inline void *lift_push(struct lifter *l, struct vec *v, size_t elem_size)
+{
+	if (v->len == v->cap)
+		return lift_grow(l, v, elem_size);
+	return (char *)v->data + elem_size * v->len++;
+}
+/* V's storage freed unless it is the scratch's; V emptied. */
+void lift_vec_free(struct lifter *l, struct vec *v);
+/* free(P) unless P is in the scratch. */
+void lift_free(struct lifter *l, void *p);
 
 /* Slot S of frame FI of the current state becomes V (every write of a
  * slot goes through here: it keeps slot_lo). */
@@ -120,7 +160,7 @@ static inline struct ssa_insn *lift_new_value(struct lifter *l, enum ssa_kind k,
 		return in;
 	}
 	*(struct ssa_insn **)buf_push(&l->values, sizeof(in)) = in;
-	buf_push(&l->pkind, 1);       /* PTR_NONE */
+	*(uint8_t *)lift_push(l, &l->pkind, 1) = PTR_NONE;
 	return in;
 }
 
@@ -131,7 +171,7 @@ static inline struct ssa_insn *lift_emit(struct lifter *l, enum ssa_kind k, uint
 	struct ssa_insn *in = lift_new_value(l, k, n);
 
 	if (l->blk)
-		*(struct ssa_insn **)buf_push(&l->insns, sizeof(in)) = in;
+		*(struct ssa_insn **)lift_push(l, &l->insns, sizeof(in)) = in;
 	return in;
 }
 /* The value of constant C: one per distinct C in a program, placed in the
@@ -152,8 +192,9 @@ void lift_ptr_alu(struct lifter *l, uint32_t v, const struct insn *in, uint32_t 
 uint32_t lift_load_value(struct lifter *l, uint32_t base, int16_t off, unsigned size, bool sx);
 
 /* ssa_undef.c: the first use of a value not initialised on its path (as
- * an unsupported reason), or NULL. */
-const char *ssa_undef_use(const struct ssa_prog *p);
+ * an unsupported reason), or NULL. BUF: SIZE bytes it may use for its
+ * masks when they fit (else it allocates them). */
+const char *ssa_undef_use(const struct ssa_prog *p, uint8_t *buf, size_t size);
 /* ssa_undef.c: is one of INSNS a constant-offset access outside a
  * looked-up map value (VALUES: the values so far)? The lift asks it of each
  * block as it ends, while the block is in the cache, instead of walking the

@@ -204,14 +204,12 @@ static const char *use_of(const struct ssa_prog *p, const uint8_t *m, const stru
 	return NULL;
 }
 
-const char *ssa_undef_use(const struct ssa_prog *p)
+const char *ssa_undef_use(const struct ssa_prog *p, uint8_t *buf, size_t size)
 {
-	uint8_t *m = calloc_big(p->nvalues, 1);
+	uint8_t *m = p->nvalues <= size ? memset(buf, 0, p->nvalues) : calloc_big(p->nvalues, 1);
 	const char *why = NULL;
 	uint32_t b, i;
 
-	if (!m)
-		abort(); /* out of memory: tier-3 failure, see base.h */
 	m[0] = 0xff;
 	for (b = 0; b < p->nblocks && !why; b++) {
 		const struct ssa_block *bl = p->blocks[b];
@@ -226,7 +224,8 @@ const char *ssa_undef_use(const struct ssa_prog *p)
 		if (!why && bl->term == SSA_TERM_BRANCH && (m[bl->a] || m[bl->b]))
 			why = "a branch on a register that is not initialised on its path";
 	}
-	free(m);
+	if (m != buf)
+		free(m);
 	return why;
 }
 
