@@ -609,8 +609,14 @@ void smt_precheck(const struct ssa_prog *p, struct arena *a, struct smt_precheck
 	en.objmode = p->o && !p->bare;
 	if (!en.objmode)
 		return;               /* bare code: one flat memory, no notes */
-	en.rg = arena_new_array(a, uint16_t, n);
-	en.ctxoff = calloc_big(n, sizeof(int64_t));
+	/* both written by prepass for each value before it is read (an
+	 * operand's id is below its value's), so not zeroed: one block,
+	 * freed below (calloc's clear of ctxoff was 5K instructions a
+	 * check of loop_sum) */
+	en.ctxoff = malloc(n * (sizeof(int64_t) + sizeof(uint16_t)));
+	if (!en.ctxoff)
+		abort();
+	en.rg = (uint16_t *)(void *)(en.ctxoff + n);
 	en.prog_type = p->o->funcs[p->func].prog_type;
 	en.has_pkt = instrument_pkt_fields(en.prog_type, &en.off_data, &en.off_end, &en.off_meta);
 	prepass(&en);

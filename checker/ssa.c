@@ -456,10 +456,6 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 	if (l->insns.len)
 		memcpy(b->insns, l->insns.data, sizeof(struct ssa_insn *) * l->insns.len);
 	b->ninsns = (uint32_t)l->insns.len;
-	if (!l->map_value_oob)
-		l->map_value_oob = ssa_insns_map_value_oob(l->p->o, l->values.data,
-							   (uint32_t)l->values.len,
-							   b->insns, b->ninsns);
 }
 
 /* A state's bytes: its frames only as deep as the program's calls go (a
@@ -801,10 +797,13 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 	lift_place_consts(&l);
 	p->values = arena_adopt(a, l.values.data, l.values.cap * sizeof(struct ssa_insn *));
 	p->nvalues = (uint32_t)l.values.len;
-	if (!err && !p->unsupported)
-		p->unsupported = ssa_undef_use(p, scr.undef, sizeof(scr.undef));   /* ssa_undef.c */
-	if (!err && !p->unsupported && !p->bare && l.map_value_oob)
-		p->unsupported = SSA_MAP_VALUE_OOB;   /* ssa_map_value_oob, block by block */
+	if (!err && !p->unsupported) {
+		bool oob = false;
+
+		p->unsupported = ssa_undef_use(p, scr.undef, sizeof(scr.undef), &oob);
+		if (!p->unsupported && !p->bare && oob)
+			p->unsupported = SSA_MAP_VALUE_OOB;
+	}
 	lift_vec_free(&l, &l.pkind);
 	lift_vec_free(&l, &l.spare);
 	lift_free(&l, l.ptab);

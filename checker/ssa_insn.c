@@ -84,11 +84,6 @@ void lift_ptr_set(struct lifter *l, uint32_t v, struct ptrinfo pi)
 	l->ptab[h].off = pi.off;
 }
 
-struct ssa_insn *lift_value(struct lifter *l, uint32_t v)
-{
-	return ((struct ssa_insn **)l->values.data)[v];
-}
-
 static uint32_t const_hash(int64_t c)
 {
 	return (uint32_t)(((uint64_t)c * 0x9e3779b97f4a7c15ull) >> 32);
@@ -122,11 +117,16 @@ uint32_t lift_const(struct lifter *l, int64_t c)
 	struct ssa_insn *in;
 	uint32_t h, id;
 
-	if ((l->consts.len + 1) * 2 > (size_t)l->ctab_mask)
-		ctab_grow(l);
 	for (h = const_hash(c) & l->ctab_mask; (id = l->ctab[h]); h = (h + 1) & l->ctab_mask)
 		if (lift_value(l, id)->imm == c)
 			return id;
+	/* a new constant: the table grown first if it would be over half
+	 * full (then C's slot is found again) */
+	if ((l->consts.len + 1) * 2 > (size_t)l->ctab_mask) {
+		ctab_grow(l);
+		for (h = const_hash(c) & l->ctab_mask; l->ctab[h]; h = (h + 1) & l->ctab_mask)
+			;
+	}
 	in = lift_new_value(l, SSA_CONST, 0);
 	in->imm = c;
 	in->size = 8;
@@ -160,16 +160,6 @@ void lift_place_consts(struct lifter *l)
 	l->ctab = NULL;
 	l->ctab_mask = 0;
 	lift_vec_free(l, &l->consts);
-}
-
-bool lift_is_const(struct lifter *l, uint32_t v, int64_t *c)
-{
-	struct ssa_insn *in = lift_value(l, v);
-
-	if (in->kind != SSA_CONST)
-		return false;
-	*c = in->imm;
-	return true;
 }
 
 /* ---- stack slots ------------------------------------------------------- */
@@ -305,13 +295,8 @@ static void slot_write(struct lifter *l, int fi, unsigned s, unsigned byte,
 
 /* ---- instructions ------------------------------------------------------ */
 
-uint32_t lift_operand(struct lifter *l, const struct insn *in)
-{
-	return in->srcreg ? l->st->regs[in->src] : lift_const(l, in->imm);
-}
-
-void lift_ptr_alu(struct lifter *l, uint32_t v, const struct insn *in,
-		  uint32_t a, uint32_t b)
+void lift_ptr_alu_rec(struct lifter *l, uint32_t v, const struct insn *in,
+		      uint32_t a, uint32_t b)
 {
 	struct ptrinfo pa = lift_ptr(l, a), pb = lift_ptr(l, b), pv = { .kind = PTR_NONE };
 	int64_t c;

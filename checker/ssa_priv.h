@@ -86,7 +86,6 @@ struct lifter {
 	uint32_t slot_lo;
 	size_t merge_end;      /* insns of the block when its merge ended: phis
 	                        * are only made there (merge_word) */
-	bool map_value_oob;    /* a lifted block has ssa_insns_map_value_oob */
 	uint32_t *ctab;        /* the constants by value: ids, 0 = empty
 	                        * (open addressing, ctab_mask + 1 slots; malloc) */
 	uint32_t ctab_mask;
@@ -139,20 +138,22 @@ static inline struct ptrinfo lift_ptr(const struct lifter *l, uint32_t v)
 }
 /* Set what value V points to. */
 void lift_ptr_set(struct lifter *l, uint32_t v, struct ptrinfo pi);
-struct ssa_insn *lift_value(struct lifter *l, uint32_t v);
+static inline struct ssa_insn *lift_value(struct lifter *l, uint32_t v)
+{
+	return ((struct ssa_insn **)l->values.data)[v];
+}
 /* A new value of kind K with N operands, not yet in a block (inline with
  * lift_emit: the lift makes one per value, a call each was 2% of it). */
 static inline struct ssa_insn *lift_new_value(struct lifter *l, enum ssa_kind k, uint32_t n)
 {
-	struct ssa_insn *in = arena_alloc8(l->a, sizeof(*in) + sizeof(uint32_t) * n);
+	/* the header written whole here, the N operands by every caller */
+	struct ssa_insn *in = arena_alloc8_unzeroed(l->a, sizeof(*in) + sizeof(uint32_t) * n);
 
-	in->kind = k;
-	in->ref = &ssa_noref;
-	in->id = (uint32_t)l->values.len;
-	in->nargs = n;
-	in->slot = l->slot;
-	in->frame = l->frame;
-	in->block = l->blk ? l->blk->id : 0;
+	*in = (struct ssa_insn){
+		.id = (uint32_t)l->values.len, .nargs = n, .slot = l->slot,
+		.block = l->blk ? l->blk->id : 0, .frame = l->frame, .kind = k,
+		.ref = &ssa_noref,
+	};
 	if (l->values.len < l->values.cap && l->pkind.len < l->pkind.cap) {
 		/* both have room (reserve_values: the same size): one test */
 		((struct ssa_insn **)l->values.data)[l->values.len++] = in;
@@ -180,28 +181,45 @@ uint32_t lift_const(struct lifter *l, int64_t c);
 /* The constants made by lift_const into the entry block, after its leading
  * inputs and frame; frees the lifter's table. */
 void lift_place_consts(struct lifter *l);
-bool lift_is_const(struct lifter *l, uint32_t v, int64_t *c);
+static inline bool lift_is_const(struct lifter *l, uint32_t v, int64_t *c)
+{
+	struct ssa_insn *in = lift_value(l, v);
+
+	if (in->kind != SSA_CONST)
+		return false;
+	*c = in->imm;
+	return true;
+}
 /* The second operand of IN: register src or the immediate. */
-uint32_t lift_operand(struct lifter *l, const struct insn *in);
+static inline uint32_t lift_operand(struct lifter *l, const struct insn *in)
+{
+	return in->srcreg ? l->st->regs[in->src] : lift_const(l, in->imm);
+}
 /* Advance l->st over one (non-terminator) instruction. */
 void lift_insn(struct lifter *l, const struct insn *in);
-/* Pointer tracking of V = A op B (IN gives op and width). */
-void lift_ptr_alu(struct lifter *l, uint32_t v, const struct insn *in, uint32_t a, uint32_t b);
+void lift_ptr_alu_rec(struct lifter *l, uint32_t v, const struct insn *in, uint32_t a, uint32_t b);
+/* Pointer tracking of V = A op B (IN gives op and width): most operands
+ * point to no stack (inline), the rest lift_ptr_alu_rec. */
+static inline void lift_ptr_alu(struct lifter *l, uint32_t v, const struct insn *in,
+				uint32_t a, uint32_t b)
+{
+	const uint8_t *kind = l->pkind.data;
+
+	if (in->is64 && (kind[a] != PTR_NONE || kind[b] != PTR_NONE))
+		lift_ptr_alu_rec(l, v, in, a, b);
+}
 /* The value of SIZE bytes at BASE + OFF as a load reads them (stack slots
  * resolved), SX: sign-extended. */
 uint32_t lift_load_value(struct lifter *l, uint32_t base, int16_t off, unsigned size, bool sx);
 
 /* ssa_undef.c: the first use of a value not initialised on its path (as
  * an unsupported reason), or NULL. BUF: SIZE bytes it may use for its
- * masks when they fit (else it allocates them). */
-const char *ssa_undef_use(const struct ssa_prog *p, uint8_t *buf, size_t size);
-/* ssa_undef.c: is one of INSNS a constant-offset access outside a
- * looked-up map value (VALUES: the values so far)? The lift asks it of each
- * block as it ends, while the block is in the cache, instead of walking the
- * whole program again; the program is then unsupported with this reason
- * (unless ssa_undef_use gave one). */
+ * masks when they fit (else it allocates them). *OOB set when a load,
+ * store or atomic of the values it went through is at a constant offset
+ * outside a looked-up map value (it goes through every value when it
+ * returns NULL): the program is then unsupported with SSA_MAP_VALUE_OOB
+ * (one pass for both: the lift asked it of each block before). */
 #define SSA_MAP_VALUE_OOB "a memory access outside a map value (the verifier rejects it)"
-bool ssa_insns_map_value_oob(const struct object *o, struct ssa_insn *const *values,
-			     uint32_t nvalues, struct ssa_insn *const *insns, uint32_t n);
+const char *ssa_undef_use(const struct ssa_prog *p, uint8_t *buf, size_t size, bool *oob);
 
 #endif

@@ -47,68 +47,6 @@ static uint8_t any(const uint8_t *m, const struct ssa_insn *v, uint32_t from, ui
 	return 0;
 }
 
-static uint8_t mask_of(const uint8_t *m, const struct ssa_insn *v)
-{
-	uint8_t r;
-	uint32_t i;
-
-	switch (v->kind) {
-	case SSA_UNDEF:
-		return 0xff;
-	case SSA_ALU:       /* args[0] op args[1]; a mov reads args[1] only */
-		if (v->nargs < 2)
-			return any(m, v, 0, v->nargs);
-		r = v->op == ISA_MOV ? m[v->args[1]] : m[v->args[0]] | m[v->args[1]];
-		if (v->is64)
-			return r ? 0xff : 0;
-		return r & 0x0f ? 0x0f : 0;   /* 32-bit: the upper half is zero */
-	case SSA_UNARY:
-		return any(m, v, 0, 1);
-	case SSA_CMP:
-		return any(m, v, 0, 2);
-	case SSA_SELECT:
-		if (v->nargs < 4)
-			return any(m, v, 0, v->nargs);
-		return any(m, v, 0, 2) | (m[v->args[2]] & m[v->args[3]]);
-	case SSA_PHI:
-		r = v->nargs ? 0xff : 0;
-		for (i = 0; i < v->nargs; i++)
-			r &= m[v->args[i]];
-		return r;
-	case SSA_INSERT:
-		if (v->nargs < 2 || v->imm < 0 || v->imm + v->size > 8)
-			return 0;
-		return (uint8_t)((m[v->args[0]] & ~(low_bytes(v->size) << v->imm)) |
-				 ((m[v->args[1]] & low_bytes(v->size)) << v->imm));
-	case SSA_EXTRACT:
-		if (v->nargs < 1 || v->imm < 0 || v->imm + v->size > 8)
-			return 0;
-		r = (uint8_t)((m[v->args[0]] >> v->imm) & low_bytes(v->size));
-		if (v->sx && v->size && (r >> (v->size - 1)) & 1)
-			r |= (uint8_t)~low_bytes(v->size);
-		return r;
-	case SSA_CONST:    /* inputs, constants, memory, calls: defined */
-	case SSA_INPUT:
-	case SSA_FRAME:
-	case SSA_ADDR:
-	case SSA_LOAD:
-	case SSA_STORE:
-	case SSA_ATOMIC:
-	case SSA_LDPKT:
-	case SSA_SLOTLOAD:
-	case SSA_SLOTSTORE:
-	case SSA_CALL:
-	case SSA_HAVOC:
-	case SSA_TAILRET:
-	case SSA_PKTW:
-	case SSA_ASSUME:
-	case SSA_ASSERT:
-	case SSA_NKINDS:
-		break;
-	}
-	return 0;
-}
-
 /* The parameters of kfunc prototype PROTO ("s32 f(u64, s32)", the
  * object's BTF) before any `...`, at most 5; 0 without a prototype. */
 static unsigned kfunc_params(const char *proto)
@@ -150,23 +88,113 @@ static unsigned call_reads(const struct ssa_prog *p, const struct ssa_insn *v)
 	return n <= helper_arity[v->imm] && n <= 5 ? n : 0;
 }
 
-static const char *use_of(const struct ssa_prog *p, const uint8_t *m, const struct ssa_insn *v)
+/* The value size of the map whose lookup (bpf_map_lookup_elem) gives
+ * value ID of P, or 0 when ID is not such a lookup. */
+static uint32_t lookup_value_size(const struct ssa_prog *p, uint32_t id)
+{
+	const struct ssa_insn *v = id < p->nvalues ? p->values[id] : NULL;
+	const struct ssa_insn *m;
+	const struct object *o = p->o;
+
+	if (!v || v->kind != SSA_CALL || v->ref->kind == INSN_REF_KFUNC || v->imm != 1 ||
+	    !v->nargs || v->args[0] >= p->nvalues)
+		return 0;
+	m = p->values[v->args[0]];
+	if (!m || m->kind != SSA_ADDR || m->ref->kind != INSN_REF_MAP || !o ||
+	    m->ref->index < 0 || (uint32_t)m->ref->index >= o->nmaps)
+		return 0;
+	return o->maps[m->ref->index].value_size;
+}
+
+/* Is V, a load, store or atomic, at a constant offset from a map lookup's
+ * result that lies outside the map's value? The verifier rejects it; the
+ * encoder reads and writes the bytes after the value (its memory model
+ * has no bounds there) while the interpreter faults, so a counterexample
+ * or a worst case through it would not replay (fuzz_check: a damaged
+ * cgroup_skb with `lock *(u64 *)(r0 +154) += r1` on an 8-byte value). */
+static bool map_value_oob(const struct ssa_prog *p, const struct ssa_insn *v)
+{
+	uint32_t vs = v->nargs ? lookup_value_size(p, v->args[0]) : 0;
+
+	return vs && (v->imm < 0 || (uint64_t)v->imm + v->size > vs);
+}
+
+/* Value V: its mask into M, or the reason when it uses an undefined byte
+ * (one switch a value: the kinds with a mask compute and use nothing, the
+ * kinds that use are defined, their mask 0 as M holds it already); *OOB
+ * set when V is a map_value_oob access. */
+static const char *step(const struct ssa_prog *p, uint8_t *m, const struct ssa_insn *v,
+			bool *oob)
 {
 	static const char access[] =
 		"a memory access through a register that is not initialised on its path";
 	static const char store[] =
 		"a store of a register that is not initialised on its path";
+	uint8_t r = 0;
+	uint32_t i;
 
 	switch (v->kind) {
+	case SSA_UNDEF:
+		r = 0xff;
+		break;
+	case SSA_ALU:       /* args[0] op args[1]; a mov reads args[1] only */
+		if (v->nargs < 2) {
+			r = any(m, v, 0, v->nargs);
+			break;
+		}
+		r = v->op == ISA_MOV ? m[v->args[1]] : m[v->args[0]] | m[v->args[1]];
+		if (v->is64)
+			r = r ? 0xff : 0;
+		else
+			r = r & 0x0f ? 0x0f : 0;   /* 32-bit: the upper half is zero */
+		break;
+	case SSA_UNARY:
+		r = any(m, v, 0, 1);
+		break;
+	case SSA_CMP:
+		r = any(m, v, 0, 2);
+		break;
+	case SSA_SELECT:
+		if (v->nargs < 4)
+			r = any(m, v, 0, v->nargs);
+		else
+			r = any(m, v, 0, 2) | (m[v->args[2]] & m[v->args[3]]);
+		break;
+	case SSA_PHI:
+		r = v->nargs ? 0xff : 0;
+		for (i = 0; i < v->nargs; i++)
+			r &= m[v->args[i]];
+		break;
+	case SSA_INSERT:
+		if (v->nargs < 2 || v->imm < 0 || v->imm + v->size > 8)
+			r = 0;
+		else
+			r = (uint8_t)((m[v->args[0]] & ~(low_bytes(v->size) << v->imm)) |
+				      ((m[v->args[1]] & low_bytes(v->size)) << v->imm));
+		break;
+	case SSA_EXTRACT:
+		if (v->nargs < 1 || v->imm < 0 || v->imm + v->size > 8) {
+			r = 0;
+			break;
+		}
+		r = (uint8_t)((m[v->args[0]] >> v->imm) & low_bytes(v->size));
+		if (v->sx && v->size && (r >> (v->size - 1)) & 1)
+			r |= (uint8_t)~low_bytes(v->size);
+		break;
 	case SSA_LOAD:
-		return v->nargs && m[v->args[0]] ? access : NULL;
+		if (v->nargs && m[v->args[0]])
+			return access;
+		*oob = *oob || map_value_oob(p, v);
+		return NULL;
 	case SSA_STORE:
 	case SSA_ATOMIC:
 		if (v->nargs && m[v->args[0]])
 			return access;
 		/* args[2], r0, is read by cmpxchg only */
-		return any(m, v, 1, v->kind == SSA_ATOMIC && v->op == ISA_ATOMIC_CMPXCHG ? 3 : 2)
-			? store : NULL;
+		if (any(m, v, 1, v->kind == SSA_ATOMIC && v->op == ISA_ATOMIC_CMPXCHG ? 3 : 2))
+			return store;
+		*oob = *oob || map_value_oob(p, v);
+		return NULL;
 	case SSA_SLOTLOAD:
 		return v->nargs && m[v->args[0]] ? access : NULL;
 	case SSA_SLOTSTORE:
@@ -182,29 +210,23 @@ static const char *use_of(const struct ssa_prog *p, const uint8_t *m, const stru
 		return any(m, v, 0, v->nargs)
 			? "an invariant reads a value that is not initialised on its path"
 			: NULL;
-	case SSA_UNDEF:    /* computations: their uses count, not they */
-	case SSA_CONST:
+	case SSA_CONST:    /* inputs, constants, memory: defined, no use */
 	case SSA_INPUT:
 	case SSA_FRAME:
-	case SSA_ALU:
-	case SSA_UNARY:
 	case SSA_ADDR:
 	case SSA_LDPKT:
-	case SSA_EXTRACT:
-	case SSA_INSERT:
-	case SSA_SELECT:
 	case SSA_HAVOC:
 	case SSA_TAILRET:
-	case SSA_PHI:
-	case SSA_CMP:
 	case SSA_PKTW:
 	case SSA_NKINDS:
-		break;
+		return NULL;
 	}
+	if (v->id < p->nvalues)
+		m[v->id] = v->id ? r : 0xff;
 	return NULL;
 }
 
-const char *ssa_undef_use(const struct ssa_prog *p, uint8_t *buf, size_t size)
+const char *ssa_undef_use(const struct ssa_prog *p, uint8_t *buf, size_t size, bool *oob)
 {
 	uint8_t *m = p->nvalues <= size ? memset(buf, 0, p->nvalues) : calloc_big(p->nvalues, 1);
 	const char *why = NULL;
@@ -217,9 +239,7 @@ const char *ssa_undef_use(const struct ssa_prog *p, uint8_t *buf, size_t size)
 		for (i = 0; i < bl->ninsns && !why; i++) {
 			const struct ssa_insn *v = bl->insns[i];
 
-			if (v->id < p->nvalues)
-				m[v->id] = v->id ? mask_of(m, v) : 0xff;
-			why = use_of(p, m, v);
+			why = step(p, m, v, oob);
 		}
 		if (!why && bl->term == SSA_TERM_BRANCH && (m[bl->a] || m[bl->b]))
 			why = "a branch on a register that is not initialised on its path";
@@ -228,47 +248,3 @@ const char *ssa_undef_use(const struct ssa_prog *p, uint8_t *buf, size_t size)
 		free(m);
 	return why;
 }
-
-/* The value size of the map whose lookup (bpf_map_lookup_elem) gives
- * value ID (of VALUES, N of them), or 0 when ID is not such a lookup. */
-static uint32_t lookup_value_size(const struct object *o, struct ssa_insn *const *values,
-				  uint32_t n, uint32_t id)
-{
-	const struct ssa_insn *v = id < n ? values[id] : NULL;
-	const struct ssa_insn *m;
-
-	if (!v || v->kind != SSA_CALL || v->ref->kind == INSN_REF_KFUNC || v->imm != 1 ||
-	    !v->nargs || v->args[0] >= n)
-		return 0;
-	m = values[v->args[0]];
-	if (!m || m->kind != SSA_ADDR || m->ref->kind != INSN_REF_MAP || !o ||
-	    m->ref->index < 0 || (uint32_t)m->ref->index >= o->nmaps)
-		return 0;
-	return o->maps[m->ref->index].value_size;
-}
-
-/* A load, store or atomic at a constant offset from a map lookup's result
- * that lies outside the map's value: the verifier rejects it; the encoder
- * reads and writes the bytes after the value (its memory model has no
- * bounds there) while the interpreter faults, so a counterexample or a
- * worst case through it would not replay (fuzz_check: a damaged
- * cgroup_skb with `lock *(u64 *)(r0 +154) += r1` on an 8-byte value). */
-bool ssa_insns_map_value_oob(const struct object *o, struct ssa_insn *const *values,
-			     uint32_t nvalues, struct ssa_insn *const *insns, uint32_t n)
-{
-	uint32_t i;
-
-	for (i = 0; i < n; i++) {
-		const struct ssa_insn *v = insns[i];
-		uint32_t vs;
-
-		if ((v->kind != SSA_LOAD && v->kind != SSA_STORE && v->kind != SSA_ATOMIC) ||
-		    !v->nargs)
-			continue;
-		vs = lookup_value_size(o, values, nvalues, v->args[0]);
-		if (vs && (v->imm < 0 || (uint64_t)v->imm + v->size > vs))
-			return true;
-	}
-	return false;
-}
-
