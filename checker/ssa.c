@@ -93,18 +93,14 @@ static void apply_edge(struct lifter *l, struct state *s, const struct xnode *fr
 	}
 }
 
+/* What PHI points to, one of whose operands points to the stack (most
+ * phis merge none: merge_word finds that as it fills them in, and their
+ * kind stays PTR_NONE, as lift_new_value made it). */
 static void phi_ptr(struct lifter *l, struct ssa_insn *phi)
 {
-	const uint8_t *kind = l->pkind.data;
 	struct ptrinfo acc;
 	uint32_t i;
 
-	/* most phis merge no pointer to the stack: the phi's kind stays
-	 * PTR_NONE, as lift_new_value made it */
-	for (i = 0; i < phi->nargs && kind[phi->args[i]] == PTR_NONE; i++)
-		;
-	if (i == phi->nargs)
-		return;
 	acc = lift_ptr(l, phi->args[0]);
 	for (i = 1; i < phi->nargs; i++) {
 		struct ptrinfo o = lift_ptr(l, phi->args[i]);
@@ -143,7 +139,9 @@ static bool differs(struct state **in, uint32_t n, size_t off)
 static void merge_word(struct lifter *l, struct state **in, uint32_t n,
 		       size_t off, const char *var)
 {
+	const uint8_t *kind;
 	struct ssa_insn *phi;
+	unsigned kinds = PTR_NONE;
 	uint32_t i;
 	size_t k;
 
@@ -164,9 +162,13 @@ static void merge_word(struct lifter *l, struct state **in, uint32_t n,
 	}
 	phi = lift_emit(l, SSA_PHI, n);
 	phi->size = 8;
-	for (i = 0; i < n; i++)
+	kind = l->pkind.data;         /* after lift_emit, which may move it */
+	for (i = 0; i < n; i++) {
 		phi->args[i] = *(uint32_t *)((char *)in[i] + off);
-	phi_ptr(l, phi);
+		kinds |= kind[phi->args[i]];
+	}
+	if (kinds != PTR_NONE)
+		phi_ptr(l, phi);
 	phi->var = var;
 	*(uint32_t *)((char *)l->st + off) = phi->id;
 }
@@ -206,6 +208,20 @@ static const char *frame_name(struct arena *a, const char *pre, uint32_t id,
 	}
 	return arena_strndup(a, buf, (size_t)(p - buf));
 }
+
+/* The variable names of frame 0's slots, the frame of most joins (made
+ * by frame_name, the names were a sixth of a small program's joins) */
+_Static_assert(ISA_STACK_SIZE == 512, "fp0_names spells the offsets of a 512-byte frame");
+static const char *const fp0_names[SSA_SLOTS] = {
+	"fp0-512", "fp0-504", "fp0-496", "fp0-488", "fp0-480", "fp0-472", "fp0-464", "fp0-456",
+	"fp0-448", "fp0-440", "fp0-432", "fp0-424", "fp0-416", "fp0-408", "fp0-400", "fp0-392",
+	"fp0-384", "fp0-376", "fp0-368", "fp0-360", "fp0-352", "fp0-344", "fp0-336", "fp0-328",
+	"fp0-320", "fp0-312", "fp0-304", "fp0-296", "fp0-288", "fp0-280", "fp0-272", "fp0-264",
+	"fp0-256", "fp0-248", "fp0-240", "fp0-232", "fp0-224", "fp0-216", "fp0-208", "fp0-200",
+	"fp0-192", "fp0-184", "fp0-176", "fp0-168", "fp0-160", "fp0-152", "fp0-144", "fp0-136",
+	"fp0-128", "fp0-120", "fp0-112", "fp0-104", "fp0-96", "fp0-88", "fp0-80", "fp0-72",
+	"fp0-64", "fp0-56", "fp0-48", "fp0-40", "fp0-32", "fp0-24", "fp0-16", "fp0-8",
+};
 
 /* Merge the incoming states into l->st: an entry on which they disagree
  * becomes a phi. All incoming states have the same frames (the same
@@ -257,7 +273,8 @@ static void merge(struct lifter *l, struct state **in, uint32_t n)
 			if (!differs(in, n, base + offsetof(struct fstate, slots[s])))
 				continue;
 			merge_word(l, in, n, base + offsetof(struct fstate, slots[s]),
-				   frame_name(l->a, "fp", id, NULL, ISA_STACK_SIZE - s * 8));
+				   id ? frame_name(l->a, "fp", id, NULL, ISA_STACK_SIZE - s * 8)
+				      : fp0_names[s]);
 		}
 		if (differs(in, n, base + offsetof(struct fstate, loop_nr)))
 			merge_word(l, in, n, base + offsetof(struct fstate, loop_nr),
@@ -674,13 +691,18 @@ static int lift_graph(struct lifter *l)
  * VALUES_RESERVE_MAX on buf_push goes on doubling (and marks the large
  * arrays for huge pages). */
 #define VALUES_RESERVE_MAX (1u << 16)
+#define VALUES_IN_ARENA_MAX 1024
 
 static void reserve_values(struct lifter *l, const struct xgraph *x)
 {
 	size_t n = x->nslots < VALUES_RESERVE_MAX / 2 ? (size_t)x->nslots * 2 + 64 :
 		VALUES_RESERVE_MAX;
 
-	l->values.data = malloc(n * sizeof(struct ssa_insn *));
+	/* a small lift's in the arena, where it stays (no malloc, no
+	 * adoption) */
+	l->values_in_arena = n <= VALUES_IN_ARENA_MAX;
+	l->values.data = l->values_in_arena ? arena_alloc8_unzeroed(l->a, n * sizeof(struct ssa_insn *))
+					    : malloc(n * sizeof(struct ssa_insn *));
 	l->values.cap = n;
 	if (n <= sizeof(l->scr->pkind)) {
 		l->pkind.data = l->scr->pkind;
@@ -724,6 +746,22 @@ void *lift_grow(struct lifter *l, struct vec *v, size_t elem_size)
 	v->data = nd;
 	v->cap *= 2;
 	return (char *)nd + elem_size * v->len++;
+}
+
+void lift_push_value(struct lifter *l, struct ssa_insn *in)
+{
+	if (l->values_in_arena && l->values.len == l->values.cap) {
+		struct ssa_insn **nd = malloc(sizeof(*nd) * l->values.cap * 2);
+
+		if (!nd)
+			abort();
+		memcpy(nd, l->values.data, sizeof(*nd) * l->values.len);
+		l->values.data = nd;
+		l->values.cap *= 2;
+		l->values_in_arena = false;
+	}
+	*(struct ssa_insn **)buf_push(&l->values, sizeof(in)) = in;
+	*(uint8_t *)lift_push(l, &l->pkind, 1) = PTR_NONE;
 }
 
 void lift_vec_free(struct lifter *l, struct vec *v)
@@ -795,7 +833,8 @@ int ssa_build(const struct object *o, int func, struct insn **insns,
 		err = lift_graph(&l);
 	}
 	lift_place_consts(&l);
-	p->values = arena_adopt(a, l.values.data, l.values.cap * sizeof(struct ssa_insn *));
+	p->values = l.values_in_arena ? l.values.data :
+		arena_adopt(a, l.values.data, l.values.cap * sizeof(struct ssa_insn *));
 	p->nvalues = (uint32_t)l.values.len;
 	if (!err && !p->unsupported) {
 		bool oob = false;

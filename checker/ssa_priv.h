@@ -52,14 +52,17 @@ struct lift_scratch {
 	uint32_t ctab[64];               /* lifter.ctab */
 	uint8_t pkind[1024];             /* lifter.pkind */
 	uint8_t undef[1024];             /* ssa_undef_use's masks */
-	_Alignas(16) unsigned char states[4800];  /* the first states (state_get) */
+	_Alignas(16) unsigned char states[9600];  /* the first states (state_get) */
 };
 
 struct lifter {
 	struct ssa_prog *p;
 	const struct xgraph *x;
 	struct arena *a;
-	struct vec values;     /* struct ssa_insn * (malloc, then the arena's) */
+	struct vec values;     /* struct ssa_insn * (the arena's when
+	                        * values_in_arena, else malloc'd and adopted
+	                        * by the arena at the end) */
+	bool values_in_arena;
 	struct vec pkind;      /* uint8_t enum ptr_kind, by value id (malloc) */
 	struct ptrent *ptab;   /* frame and offset of the values whose kind is
 	                        * not PTR_NONE: open addressing by id, 0 empty,
@@ -102,6 +105,8 @@ static inline bool lift_scratch_has(const struct lifter *l, const void *p)
 }
 
 void *lift_grow(struct lifter *l, struct vec *v, size_t elem_size);
+/* lift_new_value's out-of-line part: IN pushed when an array is full. */
+void lift_push_value(struct lifter *l, struct ssa_insn *in);
 /* A new element (not zeroed) at the end of V, one of the lifter's arrays
  * that may start in its scratch. */
 static inline void *lift_push(struct lifter *l, struct vec *v, size_t elem_size)
@@ -160,8 +165,7 @@ static inline struct ssa_insn *lift_new_value(struct lifter *l, enum ssa_kind k,
 		((uint8_t *)l->pkind.data)[l->pkind.len++] = PTR_NONE;
 		return in;
 	}
-	*(struct ssa_insn **)buf_push(&l->values, sizeof(in)) = in;
-	*(uint8_t *)lift_push(l, &l->pkind, 1) = PTR_NONE;
+	lift_push_value(l, in);
 	return in;
 }
 
