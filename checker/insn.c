@@ -849,12 +849,13 @@ static int check_jump(const struct rctx *c, uint32_t slot)
 {
 	const struct insn *in = &c->insns[slot];
 	enum isa_kind k = in->op < ISA_NOPS ? isa_table[in->op].kind : ISA_NKINDS;
-	int f = func_at(c->o, c->sec, slot);
 	uint32_t lo = 0, hi = c->s->nslots;
 	int64_t t;
+	int f;
 
 	if (k != ISA_K_JA && k != ISA_K_JCOND)
 		return 0;
+	f = func_at(c->o, c->sec, slot);   /* for jumps only: a scan of the functions */
 	if (f >= 0) {
 		lo = c->o->funcs[f].start;
 		hi = lo + c->o->funcs[f].nslots;

@@ -426,7 +426,7 @@ bool instrument_inert(const struct loaded *l, const struct mon_check *c)
 {
 	const struct object *o = l->o;
 	unsigned i;
-	uint32_t sec, slot;
+	uint32_t sec;
 
 	if (c->nvars || c->ncounters || c->nassumes || c->has_bound || c->uses_insns ||
 	    c->relation || c->unknown)
@@ -439,16 +439,14 @@ bool instrument_inert(const struct loaded *l, const struct mon_check *c)
 			return false;
 	}
 	for (sec = 0; sec < o->nsections; sec++) {
-		for (slot = 0; slot < o->sections[sec].nslots; slot++) {
-			const struct insn *in = &l->insns[sec][slot];
-			enum isa_kind k;
+		const struct insn *in = l->insns[sec], *end = in + o->sections[sec].nslots;
 
-			if (in->cont)
-				continue;  /* a wide instruction's second slot: no operation */
-			k = isa_table[in->op].kind;
-			if ((k == ISA_K_CALL || k == ISA_K_CALLX) && call_hooked(c, in))
+		/* the only operations of kind CALL and CALLX (a wide
+		 * instruction's second slot is ISA_NOPS): no table lookup a
+		 * slot, a scan per check */
+		for (; in < end; in++)
+			if ((in->op == ISA_CALL || in->op == ISA_CALLX) && call_hooked(c, in))
 				return false;
-		}
 	}
 	return true;
 }

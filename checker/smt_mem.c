@@ -235,10 +235,19 @@ static void map_sizes(struct enc *en, const struct ssa_insn *v)
 	mem_unsupported(en, buf);
 }
 
-static void prepass(struct enc *en)
+static void precheck_insn(struct enc *en, const struct ssa_insn *v, struct smt_precheck *out);
+
+/* The regions of the values, in id order (an operand's id is below its
+ * value's). With OUT (smt_precheck), each memory access and call is also
+ * prechecked as its region is known (precheck_insn; a pass over the
+ * blocks after this one before): its reasons go to LATE, which the
+ * pre-pass's own come before, as when they were found later (the
+ * accesses and calls are in the blocks in id order). */
+static void prepass(struct enc *en, struct smt_precheck *out, struct smt_prog *late)
 {
 	const struct ssa_prog *p = en->p;
 	const struct object *o = p->o;
+	struct smt_prog *own = en->e;
 	struct smt_mem dummy = {0};
 	Z3_ast *which;
 	uint32_t id, i;
@@ -267,6 +276,11 @@ static void prepass(struct enc *en)
 			continue;
 		case SSA_STORE: case SSA_ATOMIC:
 			ctx_access(en, v);
+			if (out) {
+				en->e = late;
+				precheck_insn(en, v, out);
+				en->e = own;
+			}
 			break;
 		case SSA_LOAD:
 			ctx_access(en, v);
@@ -274,6 +288,11 @@ static void prepass(struct enc *en)
 			    en->ctxoff[v->args[0]] != INT64_MIN &&
 			    pkt_field(en, en->ctxoff[v->args[0]] + v->imm, v->size, &which, &dummy))
 				r = RG_MEM0 + MR_PKT;
+			if (out) {
+				en->e = late;
+				precheck_insn(en, v, out);
+				en->e = own;
+			}
 			break;
 		case SSA_ADDR:
 			map_sizes(en, v);
@@ -284,6 +303,11 @@ static void prepass(struct enc *en)
 			break;
 		case SSA_CALL:
 			r = call_region(en, v);
+			if (out) {
+				en->e = late;
+				precheck_insn(en, v, out);
+				en->e = own;
+			}
 			break;
 		case SSA_PHI:
 			r = en->rg[v->args[0]];
@@ -296,9 +320,13 @@ static void prepass(struct enc *en)
 		case SSA_SLOTLOAD:
 			r = v->size == 8 ? RG_TOP : RG_SCALAR;
 			break;
+		case SSA_TAILRET:
+			if (out)
+				precheck_insn(en, v, out);   /* no reason: no swap */
+			break;
 		case SSA_UNDEF: case SSA_UNARY: case SSA_LDPKT:
 		case SSA_EXTRACT: case SSA_INSERT: case SSA_SLOTSTORE: case SSA_HAVOC:
-		case SSA_TAILRET: case SSA_CMP: case SSA_PKTW: case SSA_ASSUME: case SSA_ASSERT:
+		case SSA_CMP: case SSA_PKTW: case SSA_ASSUME: case SSA_ASSERT:
 		case SSA_NKINDS:
 			break;
 		}
@@ -367,7 +395,7 @@ void mem_setup(struct enc *en)
 	smt_assume(s, ule(s, ml, add(s, e->mem_init.data, k(s, 64, 1))));
 	e->mem_init.meta = ml;
 	e->mem_init.pktw = s->f;
-	prepass(en);
+	prepass(en, NULL, NULL);
 }
 
 struct smt_mem mem_copy(struct enc *en, const struct smt_mem *m)
@@ -597,11 +625,13 @@ static void precheck_insn(struct enc *en, const struct ssa_insn *v, struct smt_p
 	}
 }
 
+#define PRECHECK_IN_ARENA_MAX 4096     /* values */
+
 void smt_precheck(const struct ssa_prog *p, struct arena *a, struct smt_precheck *out)
 {
-	struct smt_prog e = {0};
+	struct smt_prog e = {0}, late = {0};
 	struct enc en = { .p = p, .e = &e, .a = a };
-	uint32_t n = p->nvalues ? p->nvalues : 1, b, i;
+	uint32_t n = p->nvalues ? p->nvalues : 1;
 
 	memset(out, 0, sizeof(*out));
 	out->ptr_loads = arena_new_array(a, uint8_t, n);
@@ -610,22 +640,22 @@ void smt_precheck(const struct ssa_prog *p, struct arena *a, struct smt_precheck
 	if (!en.objmode)
 		return;               /* bare code: one flat memory, no notes */
 	/* both written by prepass for each value before it is read (an
-	 * operand's id is below its value's), so not zeroed: one block,
-	 * freed below (calloc's clear of ctxoff was 5K instructions a
-	 * check of loop_sum) */
-	en.ctxoff = malloc(n * (sizeof(int64_t) + sizeof(uint16_t)));
+	 * operand's id is below its value's), so not zeroed: one block, in
+	 * the arena for a small program (calloc's clear of ctxoff was 5K
+	 * instructions a check of loop_sum, a malloc 300 a small one's) */
+	en.ctxoff = n <= PRECHECK_IN_ARENA_MAX
+		? arena_alloc8_unzeroed(a, n * (sizeof(int64_t) + sizeof(uint16_t)))
+		: malloc(n * (sizeof(int64_t) + sizeof(uint16_t)));
 	if (!en.ctxoff)
 		abort();
 	en.rg = (uint16_t *)(void *)(en.ctxoff + n);
 	en.prog_type = p->o->funcs[p->func].prog_type;
 	en.has_pkt = instrument_pkt_fields(en.prog_type, &en.off_data, &en.off_end, &en.off_meta);
-	prepass(&en);
-	for (b = 0; b < p->nblocks; b++)
-		for (i = 0; i < p->blocks[b]->ninsns; i++)
-			precheck_insn(&en, p->blocks[b]->insns[i], out);
+	prepass(&en, out, &late);
 	out->notes = arena_dup(a, en.notes.data, en.notes.len * sizeof(char *));
 	out->nnotes = (unsigned)en.notes.len;
-	out->unsupported = e.unsupported;
+	out->unsupported = e.unsupported ? e.unsupported : late.unsupported;
 	buf_free(&en.notes);
-	free(en.ctxoff);
+	if (n > PRECHECK_IN_ARENA_MAX)
+		free(en.ctxoff);
 }
