@@ -309,22 +309,47 @@ static uint32_t bits_next(const uint8_t *buf, uint32_t n, uint32_t off, const ui
 	return off;
 }
 
+/* X's encodings for subst_bytes, for one side of a flip: made once for
+ * the regions it scans (the packet, each entry and helper write, the
+ * context, the globals) */
+struct subst {
+	uint64_t x, y;
+	unsigned w, nbe;               /* X's bytes; its byte orders (1 when W is 1) */
+	uint8_t enc[2][8];             /* X in W bytes, little- and big-endian */
+	unsigned j[2];                 /* enc[be]'s first byte that is not 0 */
+};
+
+/* X is not 0 (the host is little-endian: object.c) */
+static void subst_init(struct subst *sb, uint64_t x, uint64_t y)
+{
+	unsigned w = x < 0x100 ? 1 : x < 0x10000 ? 2 : x < 0x100000000ull ? 4 : 8;
+	uint64_t v = __builtin_bswap64(x) >> (64 - 8 * w);
+
+	sb->x = x;
+	sb->y = y;
+	sb->w = w;
+	sb->nbe = w > 1 ? 2 : 1;
+	memcpy(sb->enc[0], &x, 8);
+	memcpy(sb->enc[1], &v, 8);
+	sb->j[0] = (unsigned)__builtin_ctzll(x) / 8;
+	sb->j[1] = (unsigned)__builtin_ctzll(v) / 8;
+}
+
 /* Replace the W-byte encodings (both byte orders) of X in BUF[0..N) by Y
  * and Y +- 1, a candidate each (at most 4 places). The search for a
  * nibble skips 8 bytes a step where none has it (a byte a step, two
  * nibbles each, was a third of subst_bytes' own instructions). */
 static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t, uint8_t *tb,
-			const uint8_t *buf, uint32_t n, uint64_t x, uint64_t y)
+			const uint8_t *buf, uint32_t n, const struct subst *sb)
 {
-	unsigned w = x < 0x100 ? 1 : x < 0x10000 ? 2 : x < 0x100000000ull ? 4 : 8, be, d, hits = 0;
-	uint8_t enc[8];
-	uint32_t off, i, j;
+	uint64_t x = sb->x, y = sb->y;
+	unsigned w = sb->w, be, d, hits = 0;
+	uint32_t off, i;
 
-	for (be = 0; be < 2 && (be == 0 || w > 1); be++) {
-		for (i = 0; i < w; i++)
-			enc[i] = (uint8_t)(x >> (8 * (be ? w - 1 - i : i)));
-		for (j = 0; j + 1 < w && !enc[j]; j++)
-			;                  /* a byte of X's that is not 0 (most bytes are 0) */
+	for (be = 0; be < sb->nbe; be++) {
+		const uint8_t *enc = sb->enc[be];
+		unsigned j = sb->j[be];    /* a byte of X's that is not 0 (most bytes are 0) */
+
 		for (off = 0; off + w <= n && hits < 4; off++) {
 			const uint8_t *at = memchr(buf + off + j, enc[j], n - w + 1 - off);
 
@@ -377,12 +402,12 @@ static void subst_bytes(struct search *sr, const struct cand *cd, struct cand *t
 	 * load; clear X's bits where the bytes have all of them (X's bytes
 	 * that are not 0 compared, as XB at positions AT: most of X's 8
 	 * bytes are 0, and tested a byte a step they were most of a flip) */
-	for (be = 0; !hits && !y && be < 2 && (be == 0 || w > 1); be++) {
-		uint8_t xb[8], at[8], x0;
+	for (be = 0; !hits && !y && be < sb->nbe; be++) {
+		uint8_t xb[8] = { 0 }, at[8] = { 0 }, x0;
 		unsigned m = 0, k, a0;
 
 		for (i = 0; i < w; i++) {
-			uint8_t b = (uint8_t)(x >> (8 * (be ? w - 1 - i : i)));
+			uint8_t b = sb->enc[be][i];
 
 			if (b) {
 				xb[m] = b;
@@ -497,6 +522,7 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 		 struct cand *t)
 {
 	uint64_t ops[2] = { c->a, c->b }, x, y, mask = c->is32 ? 0xffffffffull : ~0ull;
+	struct subst sb;
 	unsigned s, k, d;
 
 	if (flip_len(sr, cd, pr, c, t))
@@ -537,16 +563,17 @@ static void flip(struct search *sr, const struct cand *cd, struct probe *pr, con
 				t->rd[k] = cd->rd[k];
 			}
 		}
+		subst_init(&sb, x, y);
 		if (sr->has_pkt)
-			subst_bytes(sr, cd, t, t->pkt, cd->pkt, cd->len, x, y);
+			subst_bytes(sr, cd, t, t->pkt, cd->pkt, cd->len, &sb);
 		for (k = 0; k < pr->nents; k++)
-			subst_bytes(sr, cd, t, t->ent[k], cd->ent[k], S_ENTSZ, x, y);
+			subst_bytes(sr, cd, t, t->ent[k], cd->ent[k], S_ENTSZ, &sb);
 		for (k = 0; k < pr->nwr; k++)
-			subst_bytes(sr, cd, t, t->wr[k], cd->wr[k], S_ENTSZ, x, y);
+			subst_bytes(sr, cd, t, t->wr[k], cd->wr[k], S_ENTSZ, &sb);
 		if (sr->plain_ctx)
-			subst_bytes(sr, cd, t, t->ctx, cd->ctx, CTX_SIZE, x, y);
+			subst_bytes(sr, cd, t, t->ctx, cd->ctx, CTX_SIZE, &sb);
 		if (sr->nglob)
-			subst_bytes(sr, cd, t, t->glob, cd->glob, sr->nglob, x, y);
+			subst_bytes(sr, cd, t, t->glob, cd->glob, sr->nglob, &sb);
 	}
 	flip_origin(sr, cd, c, t);
 	flip_bytes(sr, cd, c, t);
@@ -612,14 +639,14 @@ static void guide_flip(struct search *sr, const struct cand *cd, struct probe *p
 	}
 }
 
-/* T: a copy of CD, changed on return */
-static void expand(struct search *sr, const struct cand *cd, struct probe *pr, struct cand *t)
+/* T: a copy of CD; false when T is CD no more on return */
+static bool expand(struct search *sr, const struct cand *cd, struct probe *pr, struct cand *t)
 {
 	bool fresh = false, longer;
 	unsigned i, k, o;
 
 	if (search_budget_full(sr))           /* nothing it makes would run */
-		return;
+		return true;
 	for (i = 0; i < pr->ncmps; i++)
 		if (!pr->pending || i + 1 < pr->ncmps)
 			fresh |= search_set_add(&sr->cov,
@@ -660,6 +687,7 @@ static void expand(struct search *sr, const struct cand *cd, struct probe *pr, s
 		apply_hint(t, sr->hints[i]);
 		search_push(sr, t);
 	}
+	return !fresh || !sr->nhints;
 }
 
 static uint8_t pattern(unsigned i, unsigned salt)
@@ -947,6 +975,8 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 	bool hinted = c->nassumes || c->nhandlers;
 	struct hint *base = hinted ? calloc(1, sizeof(*base)) : NULL;
 	struct cand *found = NULL;
+	/* the queue entries sr->cur and sr->tmp hold (NULL: none) */
+	const struct qent *cur_at = NULL, *tmp_at = NULL;
 	unsigned i, h, site = 0;
 	uint64_t slots = 0;
 	bool ok = false;
@@ -1001,7 +1031,8 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 		struct qent *e = sr->q[sr->qhead++ % sr->qcap];
 
 		sr->qlen--;
-		search_decode(sr, e, &sr->cur);
+		search_decode_from(sr, cur_at, e, &sr->cur);
+		cur_at = e;
 		if (search_try(sr, &sr->cur, -1, &site, pr) == 1) {
 			found = &sr->cur;
 			break;
@@ -1009,10 +1040,10 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 		if (!pr->bad && !search_budget_full(sr)) {
 			search_delta_begin_queued(sr, &sr->cur, e);
 			/* the candidates are made in a copy (guide_flip
-			 * leaves it as it was; one malloc and copy for both) */
-			memcpy(&sr->tmp, &sr->cur, sizeof(sr->tmp));
+			 * leaves it as it was; one copy for both) */
+			search_copy_from(tmp_at, e, &sr->tmp, &sr->cur);
 			guide_flip(sr, &sr->cur, pr, &sr->tmp);
-			expand(sr, &sr->cur, pr, &sr->tmp);
+			tmp_at = expand(sr, &sr->cur, pr, &sr->tmp) ? e : NULL;
 			search_delta_end(sr);
 		}
 	}

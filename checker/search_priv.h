@@ -257,4 +257,13 @@ void search_delta_begin_queued(struct search *sr, const struct cand *cd, const s
 void search_delta_end(struct search *sr);
 /* The candidate queued as E. */
 void search_decode(const struct search *sr, const struct qent *e, struct cand *cd);
+/* The same into CD, which holds the candidate queued as FROM (NULL: not
+ * known): where both have one background, only the bytes of their runs
+ * are written (a copy of the whole background was most of a decode). */
+void search_decode_from(const struct search *sr, const struct qent *from, const struct qent *e,
+			struct cand *cd);
+/* DST, which holds the candidate queued as FROM (NULL: not known), made
+ * SRC, the candidate queued as E: the same rule. */
+void search_copy_from(const struct qent *from, const struct qent *e, struct cand *dst,
+		      const struct cand *src);
 #endif

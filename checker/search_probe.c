@@ -197,11 +197,12 @@ static bool adjust(struct probe *pr, unsigned fx, int32_t delta, struct cex_call
 	return true;
 }
 
+/* V is in the packet's region (search_probe's one region of its kind,
+ * live for the whole run; regions do not overlap: the region a byte at V
+ * lies in, were it looked up) */
 static bool in_packet(struct probe *pr, uint64_t v)
 {
-	int ri = interp_region_at(&pr->ip, v, 1);
-
-	return ri >= 0 && interp_region(&pr->ip, ri)->kind == INTERP_MEM_PACKET;
+	return v - SMT_PKT_BASE < SMT_PKT_HEADROOM + (uint64_t)pr->cd->len + PKT_TAIL;
 }
 
 /* The value options of a result model; the first is the default. */
@@ -351,6 +352,10 @@ static void track_load(struct probe *pr, const struct insn *in, uint64_t a)
 		pr->org[in->dst] = (uint16_t)(a - pr->data + 1);
 		pr->orgsz[in->dst] = in->size;
 	}
+	/* global data and map entries are at SMT_MAP_BASE(map) and above;
+	 * the stacks and the packet below (most loads: a stack slot) */
+	if (a < SMT_MAP_BASE(0))
+		return;
 	for (r = 0; r < pr->o->nmaps && pr->sr->nglob; r++) {
 		uint32_t off = pr->sr->gspans[r].off, n = pr->sr->gspans[r].n;
 
@@ -452,6 +457,7 @@ static void p_insn(void *arg, int sec, uint32_t slot, const uint64_t regs[ISA_NR
 static void stack_writes(struct probe *pr, const struct helper_model *m, int kfunc,
 			 const uint64_t args[5], struct cex_call *cc)
 {
+	const struct interp_region *r;
 	struct cex_write *w;
 	unsigned j, n = 0;
 	uint64_t size;
@@ -474,12 +480,12 @@ static void stack_writes(struct probe *pr, const struct helper_model *m, int kfu
 			size = ks > 0 ? (uint64_t)ks : 0;
 		}
 		ri = size ? interp_region_at(&pr->ip, args[j], (uint32_t)size) : -1;
-		if (!size || size > S_ENTSZ || ri < 0 ||
-		    interp_region(&pr->ip, ri)->kind != INTERP_MEM_STACK)
+		r = ri >= 0 ? interp_region(&pr->ip, ri) : NULL;
+		if (!size || size > S_ENTSZ || !r || r->kind != INTERP_MEM_STACK)
 			continue;
-		p = interp_mem(&pr->ip, args[j], (uint32_t)size, true);
-		if (!p)
-			continue;
+		/* what interp_mem gives: a stack is writable and not tracked
+		 * (interp_init, search_probe) */
+		p = r->bytes + (args[j] - r->base);
 		if (pr->sr->bound_only)    /* the program may read any of them */
 			memset(pr->seen + offsetof(struct cand, wr) + pr->nwr * S_ENTSZ, 1, size);
 		memcpy(p, pr->cd->wr[pr->nwr++], size);

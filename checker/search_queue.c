@@ -190,14 +190,16 @@ static size_t encode(const struct search *sr, const struct cand *cd, uint8_t *bu
 	return d.n;
 }
 
-void search_decode(const struct search *sr, const struct qent *e, struct cand *cd)
+/* The runs of E's chain (E, its parent, ...) written over CD, the
+ * root's first; BASE: the background first (else CD holds it there) */
+static void apply_runs(const struct search *sr, const struct qent *e, struct cand *cd, bool base)
 {
 	uint8_t *p = (uint8_t *)cd;
 	size_t n = 0;
 
 	if (e->parent)
-		search_decode(sr, e->parent, cd);
-	else
+		apply_runs(sr, e->parent, cd, base);
+	else if (base)
 		memcpy(cd, &sr->bg[e->bg], sizeof(*cd));
 	while (n < e->size) {
 		struct qrun r;
@@ -206,6 +208,70 @@ void search_decode(const struct search *sr, const struct qent *e, struct cand *c
 		memcpy(p + r.off, e->data + n + sizeof(r), r.len);
 		n += sizeof(r) + r.len;
 	}
+}
+
+void search_decode(const struct search *sr, const struct qent *e, struct cand *cd)
+{
+	apply_runs(sr, e, cd, true);
+}
+
+/* The bytes of the runs of E's chain copied from SRC to DST */
+static void copy_runs(const struct qent *e, uint8_t *dst, const uint8_t *src)
+{
+	for (; e; e = e->parent) {
+		size_t n = 0;
+
+		while (n < e->size) {
+			struct qrun r;
+
+			memcpy(&r, e->data + n, sizeof(r));
+			memcpy(dst + r.off, src + r.off, r.len);
+			n += sizeof(r) + r.len;
+		}
+	}
+}
+
+/* A chain's entries have its root's background (a delta entry its
+ * parent's: search_delta_begin_queued), and its candidate is that
+ * background but for the bytes of its runs: one candidate made another
+ * of the same background changes those of both only. */
+
+void search_decode_from(const struct search *sr, const struct qent *from, const struct qent *e,
+			struct cand *cd)
+{
+	if (!from || from->bg != e->bg) {
+		search_decode(sr, e, cd);
+		return;
+	}
+	copy_runs(from, (uint8_t *)cd, (const uint8_t *)&sr->bg[e->bg]);   /* the background */
+	apply_runs(sr, e, cd, false);
+#ifdef SEARCH_DELTA_CHECK
+	{
+		struct cand *full = malloc(sizeof(*full));
+
+		if (!full)
+			abort();
+		search_decode(sr, e, full);
+		if (memcmp(full, cd, sizeof(*cd)))
+			abort();   /* the ASan and fuzz builds of .ci/run check every decode */
+		free(full);
+	}
+#endif
+}
+
+void search_copy_from(const struct qent *from, const struct qent *e, struct cand *dst,
+		      const struct cand *src)
+{
+	if (!from || from->bg != e->bg) {
+		memcpy(dst, src, sizeof(*dst));
+		return;
+	}
+	copy_runs(from, (uint8_t *)dst, (const uint8_t *)src);
+	copy_runs(e, (uint8_t *)dst, (const uint8_t *)src);
+#ifdef SEARCH_DELTA_CHECK
+	if (memcmp(dst, src, sizeof(*dst)))
+		abort();
+#endif
 }
 
 /* Queue a new entry of N bytes of data (the caller writes them) for a
