@@ -975,7 +975,12 @@ static void run_loop(struct interp *ip)
 	void (*on_insn)(void *, int, uint32_t, const uint64_t *) = ip->env.on_insn;
 	uint64_t *regs = ip->regs;
 
-	while (!ip->failed && !ip->returned) {
+	if (ip->failed || ip->returned)
+		return;
+	/* only exec (and well_formed) end a run or return from a callee:
+	 * the fast cases go on to the next instruction without asking
+	 * (on_insn does not end a run: interp.h) */
+	for (;;) {
 		const struct insn *in = &ip->code[ip->pc];
 
 		if (ip->res.steps >= limit) {
@@ -1030,6 +1035,8 @@ static void run_loop(struct interp *ip)
 		}
 		if (well_formed(ip, in))
 			exec(ip, in);
+		if (ip->failed || ip->returned)
+			break;
 	}
 }
 

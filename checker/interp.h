@@ -144,7 +144,9 @@ struct interp_env {
 	 * Returns 0, or < 0 to end the run (as for call). */
 	int (*lddw_value)(void *arg, struct interp *ip, const struct insn *in,
 			  uint64_t *value);
-	/* Trace: called before each instruction executes. */
+	/* Trace: called before each instruction executes; it does not end
+	 * the run (no interp_error: the run loop asks how the run stands
+	 * after the instructions that can end it only). */
 	void (*on_insn)(void *arg, int sec, uint32_t slot,
 			const uint64_t regs[ISA_NREGS]);
 	/* Optional: a load (LDX / LDXSX, not a store or atomic) of SIZE bytes

@@ -114,6 +114,8 @@ struct probe {
 	 * cmps[0..ncmps) are ever read, each set whole when it is made (a
 	 * key past its ks bytes aside) */
 	struct interp ip;
+	uint8_t ctxb[CTX_SIZE];        /* the run's context (its region's bytes) */
+	unsigned wr_marked;            /* helper writes whose seen marks the last run set */
 	struct pcall pc[S_CALLS];
 	struct pent ents[S_ENTS];
 	struct cmp cmps[S_CMPS];
@@ -240,7 +242,10 @@ bool search_set_add(struct search_set *s, uint64_t key);
  * one the budget reaches is never run. Tries + queued only grow (a try
  * moves one from the queue to the tries), so once this holds it holds for
  * the rest of the search. */
-bool search_budget_full(const struct search *sr);
+static inline bool search_budget_full(const struct search *sr)
+{
+	return sr->runs + sr->qlen >= sr->budget || sr->qlen >= S_QUEUE;
+}
 /* Queue CD (unless the budget is full or it was queued before). */
 void search_push(struct search *sr, const struct cand *cd);
 /* Queue T, which equals CD outside bytes [LO1, HI1) and [LO2, HI2)

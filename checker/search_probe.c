@@ -283,18 +283,21 @@ static int p_call(void *arg, struct interp *ip, const struct insn *in, int64_t i
  * (0 or an errno: -EFAULT is one). Into V; the number of options. */
 static unsigned skb_load_opts(struct probe *pr, const uint64_t args[5], uint64_t *v)
 {
-	const uint8_t *ctx = interp_mem(&pr->ip, SMT_CTX_BASE, 4, false);
 	uint64_t off = (uint32_t)args[1], len = (uint32_t)args[3];
 	uint32_t clen;
 	unsigned n = 0;
 
 	if (!model_skb_load_exact(pr->o->funcs[pr->c->func].prog_type) ||
-	    args[0] != SMT_CTX_BASE || !ctx) {
+	    args[0] != SMT_CTX_BASE) {
 		v[n++] = 0;
 		v[n++] = (uint64_t)-EFAULT;
 		return n;
 	}
-	memcpy(&clen, ctx, 4);
+	/* what interp_mem(SMT_CTX_BASE, 4) gives and marks: the context's
+	 * region is pr->ctxb, tracked from its first byte (search_probe) */
+	memcpy(&clen, pr->ctxb, 4);
+	if (pr->sr->bound_only)
+		memset(pr->seen + offsetof(struct cand, ctx), 1, 4);
 	if (off + len <= clen && off < 0x80000000u)
 		v[n++] = 0;
 	if (off + len > clen || off > 0xffff)
@@ -691,6 +694,7 @@ void search_probe_init(struct search *sr, struct probe *pr)
 	if (interp_init(&pr->ip, sr->l->insns, sr->nslots, (int)sr->o->nsections, &env) < 0)
 		abort();               /* only arguments that are not code fail */
 	pr->ip.max_steps = 100000;
+	pr->wr_marked = S_WR;
 }
 
 void search_probe_fini(struct probe *pr)
@@ -718,7 +722,7 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 	pr->a = a;
 	pr->keep = xout != NULL;
 	interp_drop_regions(&pr->ip, INTERP_MAX_FRAMES);    /* the last run's memory */
-	ctx = arena_dup(a, cd->ctx, CTX_SIZE);
+	ctx = memcpy(pr->ctxb, cd->ctx, CTX_SIZE);
 	if (sr->has_pkt) {
 		pr->data = SMT_PKT_BASE + SMT_PKT_HEADROOM;
 		pr->end = pr->data + cd->len;
@@ -728,8 +732,11 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 		v = (uint32_t)pr->end;
 		memcpy(ctx + sr->off_end, &v, 4);
 	}
-	if (sr->bound_only)            /* interp_track clears the other ranges it marks */
-		memset(pr->seen + offsetof(struct cand, wr), 0, sizeof(cd->wr));
+	/* interp_track clears the other ranges it marks; the helper writes'
+	 * are the last run's (stack_writes) */
+	if (sr->bound_only)
+		memset(pr->seen + offsetof(struct cand, wr), 0, pr->wr_marked * S_ENTSZ);
+	pr->wr_marked = 0;
 	if ((ri = add_region(pr, INTERP_MEM_CTX, "ctx", SMT_CTX_BASE, CTX_SIZE, ctx, true, -1)) < 0)
 		return false;
 	if (sr->bound_only)
@@ -766,6 +773,7 @@ bool search_probe(struct search *sr, const struct cand *cd, struct arena *a, str
 			interp_track(&pr->ip, ri, pr->seen + offsetof(struct cand, glob) + goff, 0, gn);
 	}
 	interp_run(&pr->ip, f->sec, f->start, args, NULL);
+	pr->wr_marked = pr->nwr;
 	pr->status = pr->ip.res.status;
 	pr->steps = pr->ip.res.steps;
 	if (pr->bad)

@@ -65,11 +65,6 @@ static uint64_t range_terms(const uint8_t *p, const uint8_t *b, size_t lo, size_
 	return h;
 }
 
-bool search_budget_full(const struct search *sr)
-{
-	return sr->runs + sr->qlen >= sr->budget || sr->qlen >= S_QUEUE;
-}
-
 /* The patterned background when CD's last map entry still has the
  * pattern, else zeros: chosen from the contents, so the same candidate
  * always has the same encoding. */
@@ -190,6 +185,26 @@ static size_t encode(const struct search *sr, const struct cand *cd, uint8_t *bu
 	return d.n;
 }
 
+/* N bytes from S to D (not overlapping): most runs are a few bytes, two
+ * moves of a known size (a memcpy call was most of a run's copy) */
+static inline void copy_short(uint8_t *d, const uint8_t *s, size_t n)
+{
+	if (n > 16) {
+		memcpy(d, s, n);
+	} else if (n >= 8) {
+		memcpy(d, s, 8);
+		memcpy(d + n - 8, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(d, s, 4);
+		memcpy(d + n - 4, s + n - 4, 4);
+	} else if (n >= 2) {
+		memcpy(d, s, 2);
+		memcpy(d + n - 2, s + n - 2, 2);
+	} else if (n) {
+		d[0] = s[0];
+	}
+}
+
 /* The runs of E's chain (E, its parent, ...) written over CD, the
  * root's first; BASE: the background first (else CD holds it there) */
 static void apply_runs(const struct search *sr, const struct qent *e, struct cand *cd, bool base)
@@ -205,7 +220,7 @@ static void apply_runs(const struct search *sr, const struct qent *e, struct can
 		struct qrun r;
 
 		memcpy(&r, e->data + n, sizeof(r));
-		memcpy(p + r.off, e->data + n + sizeof(r), r.len);
+		copy_short(p + r.off, e->data + n + sizeof(r), r.len);
 		n += sizeof(r) + r.len;
 	}
 }
@@ -225,7 +240,7 @@ static void copy_runs(const struct qent *e, uint8_t *dst, const uint8_t *src)
 			struct qrun r;
 
 			memcpy(&r, e->data + n, sizeof(r));
-			memcpy(dst + r.off, src + r.off, r.len);
+			copy_short(dst + r.off, src + r.off, r.len);
 			n += sizeof(r) + r.len;
 		}
 	}
@@ -351,8 +366,21 @@ static void put_range(struct qent *e, size_t *n, const struct cand *t, size_t lo
 	*n += sizeof(r) + (hi - lo);
 }
 
-void search_push_delta2(struct search *sr, const struct cand *cd, const struct cand *t,
-			size_t lo1, size_t hi1, size_t lo2, size_t hi2)
+/* A few bytes (a range an expansion changed) equal: a memcmp call was a
+ * tenth of a push */
+static inline bool few_equal(const uint8_t *a, const uint8_t *b, size_t n)
+{
+	for (; n; n--)
+		if (*a++ != *b++)
+			return false;
+	return true;
+}
+
+/* search_push_delta2's body, in each of the two (made for one range
+ * there: most pushes change one) */
+static inline __attribute__((always_inline)) void
+push_ranges(struct search *sr, const struct cand *cd, const struct cand *t, size_t lo1, size_t hi1,
+	    size_t lo2, size_t hi2)
 {
 	const uint8_t *b, *pt = (const uint8_t *)t, *pc = (const uint8_t *)cd;
 	struct qent *e;
@@ -364,8 +392,8 @@ void search_push_delta2(struct search *sr, const struct cand *cd, const struct c
 	/* T is CD (a flip to the same bytes: an operand equal to the
 	 * other): CD came from the queue, so its hash is in sr->seen and
 	 * enqueue would drop T (24 of tc_classifier's 192) */
-	if (sr->dbase == cd && !memcmp(pt + lo1, pc + lo1, hi1 - lo1) &&
-	    !memcmp(pt + lo2, pc + lo2, hi2 - lo2))
+	if (sr->dbase == cd && few_equal(pt + lo1, pc + lo1, hi1 - lo1) &&
+	    few_equal(pt + lo2, pc + lo2, hi2 - lo2))
 		return;
 	/* T's background is CD's when T equals CD on the bytes bg_of reads;
 	 * another background, or a base that is not the expansion's: whole */
@@ -398,8 +426,14 @@ void search_push_delta2(struct search *sr, const struct cand *cd, const struct c
 	e->size = (uint32_t)n;
 }
 
+void search_push_delta2(struct search *sr, const struct cand *cd, const struct cand *t,
+			size_t lo1, size_t hi1, size_t lo2, size_t hi2)
+{
+	push_ranges(sr, cd, t, lo1, hi1, lo2, hi2);
+}
+
 void search_push_delta(struct search *sr, const struct cand *cd, const struct cand *t, size_t lo,
 		       size_t hi)
 {
-	search_push_delta2(sr, cd, t, lo, hi, hi, hi);
+	push_ranges(sr, cd, t, lo, hi, hi, hi);
 }
