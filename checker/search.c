@@ -897,43 +897,66 @@ static void minimise(struct search *sr, struct cand *cd, unsigned site, struct p
 	free(t);
 }
 
-/* BASE: the hint every seed has (NULL: none) */
-static void seeds(struct search *sr, const struct hint *base)
-{
-	struct cand *t = malloc(sizeof(*t));   /* a copy of a background before use */
-	unsigned salt, i, k;
+_Static_assert(offsetof(struct cand, ctx) == offsetof(struct cand, pkt) + S_PKT &&
+	       offsetof(struct cand, wr) == offsetof(struct cand, ent) + S_ENTS * S_ENTSZ &&
+	       offsetof(struct cand, glob) == offsetof(struct cand, wr) + S_WR * S_ENTSZ,
+	       "bg_init writes every byte of the patterned background");
 
-	if (!t)
-		abort();
+/* The patterned background, every byte of it (its zeros here, not in a
+ * clearing of the search's 9 KB): the packet, map entries, helper writes
+ * and a plain context patterned, the object's global data, 0 elsewhere */
+static void bg_init(struct search *sr)
+{
+	struct cand *b = &sr->bg1;
+	unsigned i, k;
+
+	memset(b, 0, offsetof(struct cand, pkt));
 	/* its first 256 bytes 64 a loop (its count known: vectorised; 1,514
 	 * bytes a byte a step were 7.5K instructions a search), the rest
 	 * copies of them: the packet's period is 256 (pattern_at; made 64
 	 * a loop, 3.4K instructions a search) */
 	for (k = 0; k < 256; k += 64)
 		for (i = 0; i < 64; i++)
-			sr->bg[1].pkt[k + i] = pattern(k + i, 0);
+			b->pkt[k + i] = pattern(k + i, 0);
 	for (k = 256; k + 256 <= S_PKT; k += 256)
-		memcpy(sr->bg[1].pkt + k, sr->bg[1].pkt, 256);
-	memcpy(sr->bg[1].pkt + k, sr->bg[1].pkt, S_PKT - k);
+		memcpy(b->pkt + k, b->pkt, 256);
+	memcpy(b->pkt + k, b->pkt, S_PKT - k);
 	/* the others are the packet's from an offset: pattern(i, s) is
 	 * pattern(i + pattern_at(s), 0), the packet's period 256 */
-	for (k = 0; k < S_ENTS; k++)
-		memcpy(sr->bg[1].ent[k], sr->bg[1].pkt + pattern_at(k + 1), S_ENTSZ);
-	for (k = 0; k < S_WR; k++)
-		memcpy(sr->bg[1].wr[k], sr->bg[1].pkt + pattern_at(k + 20), S_ENTSZ);
 	if (sr->plain_ctx)
-		memcpy(sr->bg[1].ctx, sr->bg[1].pkt + pattern_at(40), CTX_SIZE);
+		memcpy(b->ctx, b->pkt + pattern_at(40), CTX_SIZE);
+	else
+		memset(b->ctx, 0, CTX_SIZE);
+	memset((uint8_t *)b + offsetof(struct cand, ctx) + CTX_SIZE, 0,
+	       offsetof(struct cand, ent) - offsetof(struct cand, ctx) - CTX_SIZE);
+	for (k = 0; k < S_ENTS; k++)
+		memcpy(b->ent[k], b->pkt + pattern_at(k + 1), S_ENTSZ);
+	for (k = 0; k < S_WR; k++)
+		memcpy(b->wr[k], b->pkt + pattern_at(k + 20), S_ENTSZ);
+	memset(b->glob, 0, sizeof(*b) - offsetof(struct cand, glob));
 	for (k = 0; k < sr->o->nmaps; k++) {       /* globals: the object's bytes */
 		uint32_t off, n = search_glob_span(sr->o, k, &off);
 
 		if (!n)
 			continue;
-		memcpy(sr->bg[0].glob + off, sr->o->datasecs[sr->o->maps[k].datasec].init, n);
-		memcpy(sr->bg[1].glob + off, sr->o->datasecs[sr->o->maps[k].datasec].init, n);
+		memcpy(b->glob + off, sr->o->datasecs[sr->o->maps[k].datasec].init, n);
 		sr->nglob = off + n;
 	}
+}
+
+/* BASE: the hint every seed has (NULL: none) */
+static void seeds(struct search *sr, const struct hint *base)
+{
+	struct cand *t = malloc(sizeof(*t));   /* a copy of a background before use */
+	unsigned salt, i;
+
+	if (!t)
+		abort();
+	bg_init(sr);
 	for (salt = 0; salt < 2; salt++) {
-		memcpy(t, &sr->bg[salt], sizeof(*t));
+		memcpy(t, search_bg(sr, salt), sizeof(*t));
+		if (!salt)                 /* the object's global data (and zeros) */
+			memcpy(t->glob, sr->bg1.glob, S_GLOB);
 		if (base)
 			apply_hint(t, base);
 		search_push(sr, t);
@@ -983,7 +1006,7 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 
 	if (!sr || !pr || (hinted && !base))
 		abort();
-	memset(sr, 0, offsetof(struct search, cur));
+	memset(sr, 0, offsetof(struct search, bg1));
 	*runs = 0;
 	sr->budget = budget;
 	sr->guide = guide;

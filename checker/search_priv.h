@@ -142,7 +142,6 @@ struct search {
 	                                * differences from a background (search.c) */
 	struct arena *qa;              /* the entries, freed with the search */
 	unsigned qcap;
-	struct cand bg[2];             /* the backgrounds: zeros, and the patterned seed */
 	struct arena *tried;           /* the last search_try's arena: the probe's
 	                                * vectors (calls, regions) live in it until
 	                                * the next try (expand reads them) */
@@ -187,7 +186,9 @@ struct search {
 	const struct qent *dent;
 	unsigned dbg;                  /* its background */
 	/* not zeroed (search_run_guided zeroes what is above; 9 KB of its
-	 * 18 a search): each is written before it is read */
+	 * 18 a search, 18 of 27 with the two backgrounds): each is written
+	 * before it is read */
+	struct cand bg1;               /* the patterned background (bg_init: every byte) */
 	struct cand cur;               /* the candidate popped last */
 	struct cand tmp;               /* its expansion's scratch copy (guide_flip, expand) */
 	uint8_t okseen[sizeof(struct cand)];  /* with bound_only: set by every
@@ -223,6 +224,15 @@ bool search_bound_sole(const struct mon_check *c);
  * >= 0: that one), else 0. */
 int search_try(struct search *sr, const struct cand *cd, int want, unsigned *site,
 	       struct probe *pr);
+
+/* The backgrounds a queued candidate is kept against: 0 all zeros (the
+ * global data's bytes too: a seed carries the object's as runs), 1 the
+ * patterned one (sr->bg1). */
+extern const struct cand search_zeros;
+static inline const struct cand *search_bg(const struct search *sr, unsigned bg)
+{
+	return bg ? &sr->bg1 : &search_zeros;
+}
 
 /* search.c: its hash tables (open addressing, keys + 1) */
 static inline uint64_t search_mix(uint64_t h)

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+const struct cand search_zeros;
+
 /* A queued candidate: the runs of bytes where it differs from background
  * BG (each a struct qrun, then its bytes), or, with a parent, the runs
  * where it differs from that queued candidate (a delta entry: the ranges
@@ -72,7 +74,7 @@ static uint64_t range_terms(const uint8_t *p, const uint8_t *b, size_t lo, size_
 
 static unsigned bg_of(const struct search *sr, const struct cand *cd)
 {
-	return !memcmp(cd->ent[S_ENTS - 1], sr->bg[1].ent[S_ENTS - 1], S_ENTSZ);
+	return !memcmp(cd->ent[S_ENTS - 1], sr->bg1.ent[S_ENTS - 1], S_ENTSZ);
 }
 
 /* The 32 bytes at P and at B are equal (a block a step: most are). */
@@ -170,7 +172,7 @@ static size_t encode(const struct search *sr, const struct cand *cd, uint8_t *bu
 	uint64_t h;
 
 	*bg = bg_of(sr, cd);
-	b = (const uint8_t *)&sr->bg[*bg];
+	b = (const uint8_t *)search_bg(sr, *bg);
 	denc_scan(&d, b, 0, sizeof(*cd));
 	denc_end(&d);
 	h = bg_term(*bg);
@@ -215,7 +217,7 @@ static void apply_runs(const struct search *sr, const struct qent *e, struct can
 	if (e->parent)
 		apply_runs(sr, e->parent, cd, base);
 	else if (base)
-		memcpy(cd, &sr->bg[e->bg], sizeof(*cd));
+		memcpy(cd, search_bg(sr, e->bg), sizeof(*cd));
 	while (n < e->size) {
 		struct qrun r;
 
@@ -258,7 +260,7 @@ void search_decode_from(const struct search *sr, const struct qent *from, const 
 		search_decode(sr, e, cd);
 		return;
 	}
-	copy_runs(from, (uint8_t *)cd, (const uint8_t *)&sr->bg[e->bg]);   /* the background */
+	copy_runs(from, (uint8_t *)cd, (const uint8_t *)search_bg(sr, e->bg));   /* the background */
 	apply_runs(sr, e, cd, false);
 #ifdef SEARCH_DELTA_CHECK
 	{
@@ -403,7 +405,7 @@ push_ranges(struct search *sr, const struct cand *cd, const struct cand *t, size
 		search_push(sr, t);
 		return;
 	}
-	b = (const uint8_t *)&sr->bg[sr->dbg];
+	b = (const uint8_t *)search_bg(sr, sr->dbg);
 	h = sr->dent->hash - range_terms(pc, b, lo1, hi1) + range_terms(pt, b, lo1, hi1) -
 	    range_terms(pc, b, lo2, hi2) + range_terms(pt, b, lo2, hi2);
 #ifdef SEARCH_DELTA_CHECK
