@@ -1,7 +1,8 @@
 /* arena.c - bump allocator owning all IR of one check.
  *
  * Chunks double from 64 KiB up to 32 MiB. Memory is handed out once and
- * never reused, and zeroed: a chunk of 2 MiB and more is fresh pages of an
+ * never reused, and zeroed (but arena_alloc_raw's, which the caller
+ * writes over at once: a file read in, a copy, a string): a chunk of 2 MiB and more is fresh pages of an
  * anonymous mapping (no memset at all); a smaller one is malloc'd and each
  * allocation zeroed as it is handed out, so an arena pays for the bytes it
  * uses, not for its first 64 KiB (calloc cleared whole chunks: the search
@@ -188,9 +189,9 @@ static void fast_resume(struct arena *a)
 	a->fast.zeroed = c->mapped != 0;
 }
 
-/* SIZE zeroed bytes at a multiple of ALIGN (8 or 16) in the current chunk,
- * or in a fresh one: the out-of-line path of base.h's arena_alloc_align. */
-void *arena_alloc_slow(struct arena *a, size_t size, size_t align)
+/* SIZE bytes at a multiple of ALIGN (8 or 16) in the current chunk, or in
+ * a fresh one, zeroed when ZERO */
+static void *alloc_slow(struct arena *a, size_t size, size_t align, bool zero)
 {
 	struct chunk *c;
 	size_t need = (size + align - 1) & ~(align - 1), at = 0;
@@ -211,11 +212,28 @@ void *arena_alloc_slow(struct arena *a, size_t size, size_t align)
 		at = 0;
 	}
 	p = c->data + at;
-	if (!c->mapped)
+	if (zero && !c->mapped)
 		memset(p, 0, need);
 	a->handed_out += need + (at - c->used);
 	c->used = at + need;
 	fast_resume(a);
+	return p;
+}
+
+/* the out-of-line path of base.h's arena_alloc_align */
+void *arena_alloc_slow(struct arena *a, size_t size, size_t align)
+{
+	return alloc_slow(a, size, align, true);
+}
+
+void *arena_alloc_raw(struct arena *a, size_t size)
+{
+	size_t need = (size + 15) & ~(size_t)15;
+	unsigned char *p = (unsigned char *)(((uintptr_t)a->fast.next + 15) & ~(uintptr_t)15);
+
+	if (!a->fast.next || p > a->fast.end || (size_t)(a->fast.end - p) < need)
+		return alloc_slow(a, size, 16, false);
+	a->fast.next = p + need;
 	return p;
 }
 
@@ -232,7 +250,7 @@ void *arena_adopt(struct arena *a, void *p, size_t size)
 
 void *arena_dup(struct arena *a, const void *p, size_t size)
 {
-	void *q = arena_alloc(a, size ? size : 1);
+	void *q = arena_alloc_raw(a, size ? size : 1);
 
 	if (size)
 		memcpy(q, p, size);
@@ -241,7 +259,7 @@ void *arena_dup(struct arena *a, const void *p, size_t size)
 
 char *arena_strndup(struct arena *a, const char *s, size_t n)
 {
-	char *q = arena_alloc(a, n + 1);
+	char *q = arena_alloc_raw(a, n + 1);
 
 	memcpy(q, s, n);
 	q[n] = 0;
@@ -251,7 +269,7 @@ char *arena_strndup(struct arena *a, const char *s, size_t n)
 char *arena_cat3(struct arena *a, const char *x, const char *y, const char *z)
 {
 	size_t nx = strlen(x), ny = strlen(y), nz = strlen(z);
-	char *s = arena_alloc(a, nx + ny + nz + 1);
+	char *s = arena_alloc_raw(a, nx + ny + nz + 1);
 
 	memcpy(s, x, nx);
 	memcpy(s + nx, y, ny);
@@ -276,7 +294,7 @@ char *arena_printf(struct arena *a, const char *fmt, ...)
 	va_start(ap, fmt);
 	n = vsnprintf(first, sizeof(first), fmt, ap);
 	va_end(ap);
-	q = arena_alloc(a, (size_t)n + 1);
+	q = arena_alloc_raw(a, (size_t)n + 1);
 	if ((size_t)n < sizeof(first)) {
 		memcpy(q, first, (size_t)n + 1);
 		return q;

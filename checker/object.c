@@ -614,7 +614,9 @@ static int read_file(const char *path, struct arena *a, struct diag *d,
 		diag_report(d, DIAG_ERROR, path, 0, 0, "not a regular file");
 		goto out;
 	}
-	*buf = arena_alloc(a, (size_t)st.st_size + 1);
+	/* not zeroed: read over at once, its last byte a terminator */
+	*buf = arena_alloc_raw(a, (size_t)st.st_size + 1);
+	(*buf)[st.st_size] = 0;
 	while (got < (size_t)st.st_size) {
 		ssize_t n = read(fd, *buf + got, (size_t)st.st_size - got);
 
