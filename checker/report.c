@@ -112,43 +112,6 @@ static void put_u64(FILE *out, uint64_t v)
 	fputs_unlocked(u64_digits(b + sizeof(b) - 1, v), out);
 }
 
-/* Seconds S as "%.3f" writes them: "%.3f" of a double was a tenth of a
- * small example's report. The exact decimal value of S rounds as S * 1000
- * does when that is not within 1e-6 of a half (below 1e9 its error is
- * under 2^-22); ties, negative or large S and NaN go to fprintf. */
-static void put_seconds(FILE *out, double s)
-{
-	double y = s * 1000, f;
-	uint64_t ms;
-	char b[8];
-
-	if (signbit(s) || !(s < 1e6)) {
-		fprintf(out, "%.3f", s);
-		return;
-	}
-	ms = (uint64_t)y;
-	f = y - (double)ms;
-	if (fabs(f - 0.5) <= 1e-6) {
-		fprintf(out, "%.3f", s);
-		return;
-	}
-	ms += f > 0.5;
-	put_u64(out, ms / 1000);
-	b[0] = '.';
-	b[1] = (char)('0' + ms / 100 % 10);
-	b[2] = (char)('0' + ms / 10 % 10);
-	b[3] = (char)('0' + ms % 10);
-	b[4] = 0;
-	fputs_unlocked(b, out);
-}
-
-/* S then V (a JSON field's name and number) */
-static void put_field(FILE *out, const char *s, uint64_t v)
-{
-	fputs_unlocked(s, out);
-	put_u64(out, v);
-}
-
 /* Byte B's two hex digits at hex_pairs[2 * B]: a copy a byte, where two
  * digit lookups were two thirds of a report's counterexample bytes. */
 #define HEX_ROW(h) h "0" h "1" h "2" h "3" h "4" h "5" h "6" h "7" \
@@ -453,44 +416,146 @@ static void text_notes(const struct mon_set *s, const struct check_result *r, FI
 
 /* ---- JSON ---------------------------------------------------------------- */
 
-/* Each written as runs of bytes, not a call a byte: a counterexample's
- * regions are hundreds of bytes and its path dozens of locations, and a
- * fprintf a byte was a fifth of a small example's instructions. */
-static void jstr(FILE *out, const char *s)
+/* The JSON report is made in one growing buffer and written with one
+ * fwrite: a small example's report was ~300 stdio calls (fputs's strlen
+ * and its stream's bookkeeping each) for pieces of a few bytes, which
+ * are copies of known length here. Not zeroed: only its N bytes are read. */
+struct jw {
+	char *b;
+	size_t n, cap;
+};
+
+static __attribute__((noinline)) void jw_grow(struct jw *w, size_t more)
 {
-	const char *run;
+	size_t cap = w->cap ? 2 * w->cap : 256;
 
-	fputc_unlocked('"', out);
-	for (run = s; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch != '"' && ch != '\\' && ch >= 0x20)
-			continue;
-		fwrite_unlocked(run, 1, (size_t)(s - run), out);
-		run = s + 1;
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else
-			fprintf(out, "\\u%04x", ch);
-	}
-	if (s)
-		fwrite_unlocked(run, 1, (size_t)(s - run), out);
-	fputc_unlocked('"', out);
+	while (cap - w->n < more)
+		cap *= 2;
+	w->b = realloc(w->b, cap);
+	if (!w->b)
+		abort();
+	w->cap = cap;
 }
 
-static void jhex(FILE *out, const uint8_t *b, uint32_t n)
+/* Room for N more bytes, at the returned pointer (w->n not moved) */
+static inline char *jw_room(struct jw *w, size_t n)
 {
-	char buf[2 * 128];
-	uint32_t i, j, m;
+	if (w->cap - w->n < n)
+		jw_grow(w, n);
+	return w->b + w->n;
+}
 
-	fputc_unlocked('"', out);
-	for (i = 0; i < n; i += m) {
-		m = n - i < sizeof(buf) / 2 ? n - i : (uint32_t)sizeof(buf) / 2;
-		for (j = 0; j < m; j++)
-			memcpy(buf + 2 * j, hex_pairs + 2 * b[i + j], 2);
-		fwrite_unlocked(buf, 1, 2 * m, out);
+static inline void jw_put(struct jw *w, const void *s, size_t n)
+{
+	memcpy(jw_room(w, n), s, n);
+	w->n += n;
+}
+
+/* a string literal, its length known when compiling */
+#define JW_LIT(w, lit) jw_put((w), "" lit, sizeof(lit) - 1)
+
+static inline void jw_c(struct jw *w, char c)
+{
+	*jw_room(w, 1) = c;
+	w->n++;
+}
+
+static void jw_s(struct jw *w, const char *s)
+{
+	jw_put(w, s, strlen(s));
+}
+
+static void jw_u64(struct jw *w, uint64_t v)
+{
+	char b[24], *d = u64_digits(b + sizeof(b), v);
+
+	jw_put(w, d, (size_t)(b + sizeof(b) - d));
+}
+
+/* a literal field name, then V (a JSON field's name and number) */
+#define JW_FIELD(w, lit, v) (JW_LIT(w, lit), jw_u64((w), (v)))
+
+/* The buffer written to OUT and freed */
+static void jw_flush(struct jw *w, FILE *out)
+{
+	fwrite_unlocked(w->b, 1, w->n, out);
+	free(w->b);
+	*w = (struct jw){0};
+}
+
+/* Seconds S as "%.3f" writes them: "%.3f" of a double was a tenth of a
+ * small example's report. The exact decimal value of S rounds as S * 1000
+ * does when that is not within 1e-6 of a half (below 1e9 its error is
+ * under 2^-22); ties, negative or large S and NaN go to snprintf. */
+static void jw_seconds(struct jw *w, double s)
+{
+	double y = s * 1000, f = 0;
+	uint64_t ms = 0;
+	char b[512];
+
+	if (!signbit(s) && s < 1e6) {
+		ms = (uint64_t)y;
+		f = y - (double)ms;
 	}
-	fputc_unlocked('"', out);
+	if (signbit(s) || !(s < 1e6) || fabs(f - 0.5) <= 1e-6) {
+		int n = snprintf(b, sizeof(b), "%.3f", s);
+
+		if (n < 0 || (size_t)n >= sizeof(b))
+			abort();    /* "%.3f" of a double fits: internal error */
+		jw_put(w, b, (size_t)n);
+		return;
+	}
+	ms += f > 0.5;
+	jw_u64(w, ms / 1000);
+	b[0] = '.';
+	b[1] = (char)('0' + ms / 100 % 10);
+	b[2] = (char)('0' + ms / 10 % 10);
+	b[3] = (char)('0' + ms % 10);
+	jw_put(w, b, 4);
+}
+
+/* The bytes a JSON string escapes, and its end */
+static const uint8_t jesc[256] = { [0 ... 0x1f] = 1, ['"'] = 1, ['\\'] = 1 };
+
+/* Written as runs of bytes: a counterexample's regions are hundreds of
+ * bytes and its path dozens of locations, and a fprintf a byte was a
+ * fifth of a small example's instructions. NULL is "". */
+static void jstr(struct jw *w, const char *s)
+{
+	jw_c(w, '"');
+	while (s) {
+		const char *run = s;
+		unsigned char ch;
+
+		while (!jesc[(unsigned char)*s])
+			s++;
+		jw_put(w, run, (size_t)(s - run));
+		ch = (unsigned char)*s++;
+		if (!ch)
+			break;
+		if (ch == '"' || ch == '\\') {
+			char e[2] = { '\\', (char)ch };
+
+			jw_put(w, e, 2);
+		} else {
+			char e[6] = { '\\', 'u', '0', '0', hex_pairs[2 * ch], hex_pairs[2 * ch + 1] };
+
+			jw_put(w, e, 6);
+		}
+	}
+	jw_c(w, '"');
+}
+
+static void jhex(struct jw *w, const uint8_t *b, uint32_t n)
+{
+	char *p = jw_room(w, 2 * (size_t)n + 2);
+	uint32_t i;
+
+	*p++ = '"';
+	for (i = 0; i < n; i++, p += 2)
+		memcpy(p, hex_pairs + 2 * b[i], 2);
+	*p = '"';
+	w->n += 2 * (size_t)n + 2;
 }
 
 /* The length of S when it needs no escape in a JSON string, else -1. */
@@ -516,37 +581,37 @@ static inline size_t cat_field(char *b, size_t k, const char *name, unsigned v)
 }
 
 /* A location whose file is shown as SHOWN (show_path's), PLAIN its
- * jplain: one write where it needs no escape (a counterexample's path is
+ * jplain: one copy where it needs no escape (a counterexample's path is
  * dozens of locations, mostly of one file, whose PLAIN its caller keeps). */
-static void jloc_shown(FILE *out, const char *shown, long plain, unsigned line, unsigned col)
+static void jloc_shown(struct jw *w, const char *shown, long plain, unsigned line,
+		       unsigned col)
 {
-	char b[320];
+	char *b;
 	size_t k;
 
 	if (plain < 0 || plain > 200) {
-		fputs_unlocked("{\"file\": ", out);
-		jstr(out, shown);
-		fputs_unlocked(", \"line\": ", out);
-		put_u64(out, line);
-		fputs_unlocked(", \"column\": ", out);
-		put_u64(out, col);
-		fputc_unlocked('}', out);
+		JW_LIT(w, "{\"file\": ");
+		jstr(w, shown);
+		JW_FIELD(w, ", \"line\": ", line);
+		JW_FIELD(w, ", \"column\": ", col);
+		jw_c(w, '}');
 		return;
 	}
+	b = jw_room(w, 320);
 	memcpy(b, "{\"file\": \"", 10);
 	memcpy(b + 10, shown, (size_t)plain);
 	k = cat_field(b, 10 + (size_t)plain, "\", \"line\": ", line);
 	k = cat_field(b, k, ", \"column\": ", col);
 	b[k++] = '}';
-	fwrite_unlocked(b, 1, k, out);
+	w->n += k;
 }
 
-static void jloc(FILE *out, const char *file, unsigned line, unsigned col)
+static void jloc(struct jw *w, const char *file, unsigned line, unsigned col)
 {
 	char pb[4096];
 	const char *shown = show_path(file, pb, sizeof(pb));
 
-	jloc_shown(out, shown, jplain(shown), line, col);
+	jloc_shown(w, shown, jplain(shown), line, col);
 }
 
 /* A file's shown path kept for the locations that follow in it (a
@@ -564,24 +629,24 @@ struct shown_file {
 /* A location in FILE through C: cleaned once for the run of locations in
  * one file. A FILE too long for C's buffer (path_clean needs its length
  * and 2 more) goes through jloc and its 4 KiB buffer, not kept. */
-static void jloc_cached(FILE *out, struct shown_file *c, const char *file, unsigned line,
+static void jloc_cached(struct jw *w, struct shown_file *c, const char *file, unsigned line,
 			unsigned col)
 {
 	if (c->file != file) {
 		if (strlen(file) + 8 > c->size) {
-			jloc(out, file, line, col);
+			jloc(w, file, line, col);
 			return;
 		}
 		c->file = file;
 		c->shown = show_path(file, c->pb, c->size);
 		c->plain = jplain(c->shown);
 	}
-	jloc_shown(out, c->shown, c->plain, line, col);
+	jloc_shown(w, c->shown, c->plain, line, col);
 }
 
 static void json_cex(const struct object *o, const struct check_result *r,
 		     const struct cex *x, const struct replay_result *rr, const char *key,
-		     FILE *out)
+		     struct jw *w)
 {
 	const struct cex_region *pk = find_region(x, INTERP_MEM_PACKET);
 	const struct obj_line *prev = NULL;
@@ -590,55 +655,62 @@ static void json_cex(const struct object *o, const struct check_result *r,
 	unsigned i, n = 0;
 	size_t k;
 
-	fputs_unlocked(", \"", out);
-	fputs_unlocked(key, out);
-	fputs_unlocked("\": {\"replayed\": true", out);
-	put_field(out, ", \"steps\": ", rr->steps);
+	JW_LIT(w, ", \"");
+	jw_s(w, key);
+	JW_FIELD(w, "\": {\"replayed\": true, \"steps\": ", rr->steps);
 	if (rr->outcome == REPLAY_EXITED || rr->event == SPEC_EV_EXIT)
-		put_field(out, ", \"r0\": ", rr->r0);
+		JW_FIELD(w, ", \"r0\": ", rr->r0);
 	if (pk && x->pkt) {
-		put_field(out, ", \"packet_len\": ", x->pkt_end - x->pkt);
-		fputs_unlocked(", \"packet\": ", out);
-		jhex(out, pk->bytes + (x->pkt - pk->base), (uint32_t)(x->pkt_end - x->pkt));
+		JW_FIELD(w, ", \"packet_len\": ", x->pkt_end - x->pkt);
+		JW_LIT(w, ", \"packet\": ");
+		jhex(w, pk->bytes + (x->pkt - pk->base), (uint32_t)(x->pkt_end - x->pkt));
 	}
-	fputs_unlocked(", \"regions\": [", out);
+	JW_LIT(w, ", \"regions\": [");
 	for (i = 0; i < x->nregions; i++) {
-		fputs_unlocked(i ? ", {\"name\": " : "{\"name\": ", out);
-		jstr(out, x->regions[i].name);
-		fputs_unlocked(", \"kind\": \"", out);
-		fputs_unlocked(interp_mem_kind_name(x->regions[i].kind), out);
-		put_field(out, "\", \"address\": ", x->regions[i].base);
-		fputs_unlocked(", \"bytes\": ", out);
-		jhex(out, x->regions[i].bytes, x->regions[i].size);
-		fputc_unlocked('}', out);
+		if (i)
+			JW_LIT(w, ", ");
+		JW_LIT(w, "{\"name\": ");
+		jstr(w, x->regions[i].name);
+		JW_LIT(w, ", \"kind\": \"");
+		jw_s(w, interp_mem_kind_name(x->regions[i].kind));
+		JW_FIELD(w, "\", \"address\": ", x->regions[i].base);
+		JW_LIT(w, ", \"bytes\": ");
+		jhex(w, x->regions[i].bytes, x->regions[i].size);
+		jw_c(w, '}');
 	}
-	fputs_unlocked("], \"calls\": [", out);
+	JW_LIT(w, "], \"calls\": [");
 	for (i = 0; i < x->ncalls; i++) {
 		const struct obj_line *ln = line_of(o, x->calls[i].sec, x->calls[i].slot);
 
-		fputs_unlocked(i ? ", {\"name\": " : "{\"name\": ", out);
-		jstr(out, call_name(o, &x->calls[i]));
-		put_field(out, ", \"result\": ", x->calls[i].ret);
-		fputs_unlocked(x->calls[i].tail_taken ? ", \"tail_call_taken\": true" :
-					       ", \"tail_call_taken\": false", out);
+		if (i)
+			JW_LIT(w, ", ");
+		JW_LIT(w, "{\"name\": ");
+		jstr(w, call_name(o, &x->calls[i]));
+		JW_FIELD(w, ", \"result\": ", x->calls[i].ret);
+		if (x->calls[i].tail_taken)
+			JW_LIT(w, ", \"tail_call_taken\": true");
+		else
+			JW_LIT(w, ", \"tail_call_taken\": false");
 		if (x->calls[i].key && x->calls[i].key_size) {
-			fputs_unlocked(", \"key\": ", out);
-			jhex(out, x->calls[i].key, x->calls[i].key_size);
+			JW_LIT(w, ", \"key\": ");
+			jhex(w, x->calls[i].key, x->calls[i].key_size);
 		}
 		if (ln && ln->line) {
-			fputs_unlocked(", \"location\": ", out);
-			jloc_cached(out, &sf, ln->file, ln->line, ln->col);
+			JW_LIT(w, ", \"location\": ");
+			jloc_cached(w, &sf, ln->file, ln->line, ln->col);
 		}
-		fputc_unlocked('}', out);
+		jw_c(w, '}');
 	}
-	fputs_unlocked("], \"kernel_reads\": [", out);
+	JW_LIT(w, "], \"kernel_reads\": [");
 	for (i = 0; i < x->nreads; i++) {
-		put_field(out, i ? ", {\"address\": " : "{\"address\": ", x->reads[i].addr);
-		put_field(out, ", \"size\": ", x->reads[i].size);
-		put_field(out, ", \"value\": ", x->reads[i].value);
-		fputc_unlocked('}', out);
+		if (i)
+			JW_LIT(w, ", ");
+		JW_FIELD(w, "{\"address\": ", x->reads[i].addr);
+		JW_FIELD(w, ", \"size\": ", x->reads[i].size);
+		JW_FIELD(w, ", \"value\": ", x->reads[i].value);
+		jw_c(w, '}');
 	}
-	fputs_unlocked("], \"path\": [", out);
+	JW_LIT(w, "], \"path\": [");
 	for (k = 0; k < rr->npath; k++) {
 		const struct obj_line *ln = line_of(o, rr->path[k].sec, rr->path[k].slot);
 
@@ -646,68 +718,99 @@ static void json_cex(const struct object *o, const struct check_result *r,
 			continue;
 		prev = ln;
 		if (n++)
-			fputs_unlocked(", ", out);
-		jloc_cached(out, &sf, ln->file, ln->line, ln->col);
+			JW_LIT(w, ", ");
+		jloc_cached(w, &sf, ln->file, ln->line, ln->col);
 	}
-	fputs_unlocked("]}", out);
+	JW_LIT(w, "]}");
 	if (x == r->cex && r->kernel_tried) {
-		fprintf(out, ", \"kernel_replay\": {\"reproduced\": %s, \"message\": ",
-			r->kernel_reproduced ? "true" : "false");
-		jstr(out, r->kernel_msg);
-		fputc_unlocked('}', out);
+		if (r->kernel_reproduced)
+			JW_LIT(w, ", \"kernel_replay\": {\"reproduced\": true, \"message\": ");
+		else
+			JW_LIT(w, ", \"kernel_replay\": {\"reproduced\": false, \"message\": ");
+		jstr(w, r->kernel_msg);
+		jw_c(w, '}');
 	}
 }
 
 static void json_one(const struct loaded *l, const struct check_result *r,
-		     struct shown_file *spec, FILE *out)
+		     struct shown_file *spec, struct jw *w)
 {
 	const struct mon_check *c = r->c;
 	const struct obj_line *ln;
 	unsigned i;
 
-	fputs_unlocked("{\"check\": ", out);
-	jstr(out, c->name);
-	fputs_unlocked(", \"program\": ", out);
-	jstr(out, c->prog);
-	fputs_unlocked(", \"invariant\": ", out);
-	jstr(out, c->inv);
-	fputs_unlocked(", \"verdict\": \"", out);
-	fputs_unlocked(check_verdict_name(r->verdict), out);
-	fputs_unlocked("\", \"spec_location\": ", out);
-	jloc_cached(out, spec, c->file, c->pos.line, c->pos.col);
-	fputs_unlocked(", \"seconds\": ", out);
-	put_seconds(out, r->seconds);
+	JW_LIT(w, "{\"check\": ");
+	jstr(w, c->name);
+	JW_LIT(w, ", \"program\": ");
+	jstr(w, c->prog);
+	JW_LIT(w, ", \"invariant\": ");
+	jstr(w, c->inv);
+	JW_LIT(w, ", \"verdict\": \"");
+	jw_s(w, check_verdict_name(r->verdict));
+	JW_LIT(w, "\", \"spec_location\": ");
+	jloc_cached(w, spec, c->file, c->pos.line, c->pos.col);
+	JW_LIT(w, ", \"seconds\": ");
+	jw_seconds(w, r->seconds);
 	if (r->verdict == CHECK_UNKNOWN || r->verdict == CHECK_ERROR) {
-		fputs_unlocked(", \"reason\": ", out);
-		jstr(out, r->reason);
+		JW_LIT(w, ", \"reason\": ");
+		jstr(w, r->reason);
 	}
 	if (r->has_worst)
-		put_field(out, ", \"worst_case_insns\": ", r->worst);
+		JW_FIELD(w, ", \"worst_case_insns\": ", r->worst);
 	else if (r->has_worst_max)
-		put_field(out, ", \"worst_case_insns_at_most\": ", r->worst_max);
+		JW_FIELD(w, ", \"worst_case_insns_at_most\": ", r->worst_max);
 	if (r->witness)
-		json_cex(l->o, r, r->witness, &r->wreplay, "worst_case_input", out);
+		json_cex(l->o, r, r->witness, &r->wreplay, "worst_case_input", w);
 	if (r->verdict == CHECK_VIOLATED) {
 		const struct mon_assert *as = &c->asserts[r->site];
 
-		fputs_unlocked(", \"message\": ", out);
-		jstr(out, as->msg);
-		fputs_unlocked(", \"assert_location\": ", out);
-		jloc_cached(out, spec, as->file, as->pos.line, as->pos.col);
+		JW_LIT(w, ", \"message\": ");
+		jstr(w, as->msg);
+		JW_LIT(w, ", \"assert_location\": ");
+		jloc_cached(w, spec, as->file, as->pos.line, as->pos.col);
 		ln = event_line(l->o, r);
 		if (ln) {
-			fputs_unlocked(", \"location\": ", out);
-			jloc(out, ln->file, ln->line, ln->col);
+			JW_LIT(w, ", \"location\": ");
+			jloc(w, ln->file, ln->line, ln->col);
 		}
-		json_cex(l->o, r, r->cex, &r->replay, "counterexample", out);
+		json_cex(l->o, r, r->cex, &r->replay, "counterexample", w);
 	}
-	fputs_unlocked(", \"notes\": [", out);
+	JW_LIT(w, ", \"notes\": [");
 	for (i = 0; i < r->nnotes; i++) {
 		if (i)
-			fputs_unlocked(", ", out);
-		jstr(out, r->notes[i]);
+			JW_LIT(w, ", ");
+		jstr(w, r->notes[i]);
 	}
-	fputs_unlocked("]}", out);
+	JW_LIT(w, "]}");
+}
+
+static void json_write(const struct loaded *l, const struct mon_set *s,
+		       const struct check_result *r, const unsigned n[4], FILE *out)
+{
+	/* the spec file's shown path where it is under 200 bytes, the
+	 * rest through jloc (a 4 KiB buffer in this frame was a fresh
+	 * stack page a run) */
+	char pb[208];
+	struct shown_file spec = { .pb = pb, .size = sizeof(pb) };
+	struct jw w = {0};
+	unsigned i;
+
+	jw_grow(&w, 16384);     /* a small example's report fits */
+	JW_LIT(&w, "{\"tool\": \"bpf-invcheck\", \"version\": \"" INVCHECK_VERSION "\", \"object\": ");
+	jstr(&w, l->o->path);
+	JW_LIT(&w, ", \"results\": [");
+	for (i = 0; i < s->n; i++) {
+		if (i)
+			jw_c(&w, ',');
+		JW_LIT(&w, "\n  ");
+		json_one(l, &r[i], &spec, &w);
+	}
+	JW_FIELD(&w, "\n], \"summary\": {\"holds\": ", n[CHECK_HOLDS]);
+	JW_FIELD(&w, ", \"violated\": ", n[CHECK_VIOLATED]);
+	JW_FIELD(&w, ", \"unknown\": ", n[CHECK_UNKNOWN]);
+	JW_FIELD(&w, ", \"errors\": ", n[CHECK_ERROR]);
+	JW_LIT(&w, "}}\n");
+	jw_flush(&w, out);
 }
 
 void report_write(const struct loaded *l, const struct mon_set *s,
@@ -722,22 +825,7 @@ void report_write(const struct loaded *l, const struct mon_set *s,
 	for (i = 0; i < s->n; i++)
 		n[r[i].verdict]++;
 	if (f == REPORT_JSON) {
-		/* the spec file's shown path where it is under 200 bytes,
-		 * the rest through jloc (a 4 KiB buffer in this frame was a
-		 * fresh stack page a run) */
-		char pb[208];
-		struct shown_file spec = { .pb = pb, .size = sizeof(pb) };
-
-		fputs_unlocked("{\"tool\": \"bpf-invcheck\", \"version\": \"" INVCHECK_VERSION
-		      "\", \"object\": ", out);
-		jstr(out, l->o->path);
-		fputs_unlocked(", \"results\": [", out);
-		for (i = 0; i < s->n; i++) {
-			fputs_unlocked(i ? ",\n  " : "\n  ", out);
-			json_one(l, &r[i], &spec, out);
-		}
-		fprintf(out, "\n], \"summary\": {\"holds\": %u, \"violated\": %u, \"unknown\": %u, \"errors\": %u}}\n",
-			n[CHECK_HOLDS], n[CHECK_VIOLATED], n[CHECK_UNKNOWN], n[CHECK_ERROR]);
+		json_write(l, s, r, n, out);
 		return;
 	}
 	for (i = 0; i < s->n; i++)
@@ -777,10 +865,16 @@ const struct obj_line *report_event_line(const struct object *o, const struct ch
 
 void report_json_str(FILE *out, const char *s)
 {
-	jstr(out, s);
+	struct jw w = {0};
+
+	jstr(&w, s);
+	jw_flush(&w, out);
 }
 
 void report_json_hex(FILE *out, const uint8_t *b, uint32_t n)
 {
-	jhex(out, b, n);
+	struct jw w = {0};
+
+	jhex(&w, b, n);
+	jw_flush(&w, out);
 }
