@@ -1,6 +1,7 @@
 /* object.c - stage 1: read a BPF ELF object (contract: object.h).
  *
- * Reads the ELF with libelf, never with bpf_object__open(). Order of work in
+ * Reads the ELF in place or with libelf (in_place), never with
+ * bpf_object__open(). Order of work in
  * object_open_mem(): header, section headers, symbols, BTF, code sections,
  * functions, data sections and maps (object_maps.c), code relocations
  * (object_relocs.c), struct_ops roles, .BTF.ext (btf_ext.c), kfunc
@@ -88,8 +89,36 @@ static int check_ehdr(struct loader *l, const uint8_t *p, size_t size)
 	return 0;
 }
 
+/* A well-formed object is read in place, without libelf (l->elf NULL):
+ * its section headers, names and contents are the image's bytes at the
+ * offsets check_ehdr and read_shdr bound, which is what libelf hands out
+ * for them on a little-endian host (it converts nothing and copies no
+ * section; its elf_strptr's checks are str_at's). libelf reads the rest:
+ * extended section numbering, a compressed section, an EI_VERSION it
+ * refuses, so that their errors stay its own. elf_memory (a calloc'd
+ * descriptor per section), elf_getscn, elf_getdata, elf_strptr and
+ * elf_end were 2% of a small example. */
+static bool in_place(const uint8_t *p)
+{
+	Elf64_Ehdr eh;
+	Elf64_Shdr sh;
+	size_t i;
+
+	memcpy(&eh, p, sizeof(eh));
+	if (eh.e_ident[EI_VERSION] != EV_CURRENT || !eh.e_shnum || eh.e_shstrndx == SHN_XINDEX)
+		return false;
+	for (i = 0; i < eh.e_shnum; i++) {
+		memcpy(&sh, p + eh.e_shoff + i * sizeof(sh), sizeof(sh));
+		if (sh.sh_flags & SHF_COMPRESSED)
+			return false;
+	}
+	return true;
+}
+
 static int open_elf(struct loader *l, const void *data, size_t size)
 {
+	if (in_place(data))
+		return 0;
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return loader_fail(l, "libelf: %s", elf_errmsg(-1));
 	/* elf_memory() wants a writable image but only reads a native one. */
@@ -144,15 +173,34 @@ static enum lsec_kind sec_kind(const struct lsec *s)
 	return LSEC_OTHER;
 }
 
-/* Header, bounds and name of section I. */
-static int read_shdr(struct loader *l, size_t i, size_t fsize)
+/* The string at OFF of string table STRNDX (a section whose header is
+ * read), or NULL: elf_strptr, or its checks in place (a string table, OFF
+ * inside it, a NUL at or after OFF in it; read_shdr bounded its bytes). */
+static const char *str_at(const struct loader *l, size_t strndx, size_t off)
+{
+	const struct lsec *s = &l->secs[strndx];
+	const char *p;
+
+	if (l->elf)
+		return elf_strptr(l->elf, strndx, off);
+	if (s->sh.sh_type != SHT_STRTAB || off >= s->sh.sh_size)
+		return NULL;
+	p = (const char *)l->image + s->sh.sh_offset + off;
+	return memchr(p, 0, s->sh.sh_size - off) ? p : NULL;
+}
+
+/* Header, bounds and name of section I (of the table at SHOFF). */
+static int read_shdr(struct loader *l, size_t i, size_t fsize, uint64_t shoff)
 {
 	struct lsec *s = &l->secs[i];
-	Elf_Scn *scn = elf_getscn(l->elf, i);
+	Elf_Scn *scn;
 
-	if (!scn || !gelf_getshdr(scn, &s->sh))
+	if (!l->elf) {
+		memcpy(&s->sh, l->image + shoff + i * sizeof(Elf64_Shdr), sizeof(Elf64_Shdr));
+	} else if (!(scn = elf_getscn(l->elf, i)) || !gelf_getshdr(scn, &s->sh)) {
 		return loader_fail(l, "section %zu: cannot read its header: %s", i,
 				   elf_errmsg(-1));
+	}
 	if (s->sh.sh_type != SHT_NOBITS && s->sh.sh_type != SHT_NULL &&
 	    (s->sh.sh_offset > fsize || s->sh.sh_size > fsize - s->sh.sh_offset))
 		return loader_fail(l, "section %zu: contents (offset 0x%llx, size 0x%llx) are outside the file (%zu bytes)",
@@ -170,7 +218,7 @@ static int name_sections(struct loader *l, size_t shstrndx)
 		return loader_fail(l, "section name table (section %zu) is not a string table",
 				   shstrndx);
 	for (i = 1; i < l->nsecs; i++) {
-		const char *n = elf_strptr(l->elf, shstrndx, l->secs[i].sh.sh_name);
+		const char *n = str_at(l, shstrndx, l->secs[i].sh.sh_name);
 
 		if (!n)
 			return loader_fail(l, "section %zu: bad name offset 0x%x", i,
@@ -241,6 +289,11 @@ static int sec_data(struct loader *l, size_t i)
 
 	if (s->kind == LSEC_OTHER || s->sh.sh_type == SHT_NOBITS || !s->sh.sh_size)
 		return 0;
+	if (!l->elf) {
+		s->data = l->image + s->sh.sh_offset;     /* bounded by read_shdr */
+		s->size = s->sh.sh_size;
+		return 0;
+	}
 	s->ed = elf_getdata(elf_getscn(l->elf, i), NULL);
 	if (!s->ed || s->ed->d_size != s->sh.sh_size || !s->ed->d_buf)
 		return loader_fail(l, "section '%s': cannot read contents: %s", s->name,
@@ -256,9 +309,14 @@ static int read_sections(struct loader *l, size_t fsize)
 	GElf_Ehdr eh;
 	int err = 0;
 
-	if (!gelf_getehdr(l->elf, &eh) || elf_getshdrnum(l->elf, &n) ||
-	    elf_getshdrstrndx(l->elf, &shstrndx))
+	if (!l->elf) {
+		memcpy(&eh, l->image, sizeof(eh));     /* in_place: neither is extended */
+		n = eh.e_shnum;
+		shstrndx = eh.e_shstrndx;
+	} else if (!gelf_getehdr(l->elf, &eh) || elf_getshdrnum(l->elf, &n) ||
+		   elf_getshdrstrndx(l->elf, &shstrndx)) {
 		return loader_fail(l, "cannot read section headers: %s", elf_errmsg(-1));
+	}
 	/* the count may come from section 0 (extended numbering) */
 	if (n > (fsize - eh.e_shoff) / sizeof(Elf64_Shdr))
 		return loader_fail(l, "section header table (%zu entries at offset 0x%llx) is outside the file (%zu bytes)",
@@ -266,7 +324,7 @@ static int read_sections(struct loader *l, size_t fsize)
 	l->nsecs = n;
 	l->secs = arena_new_array(l->a, struct lsec, n ? n : 1);
 	for (i = 1; i < n && !err; i++)
-		err = read_shdr(l, i, fsize);
+		err = read_shdr(l, i, fsize, eh.e_shoff);
 	err = err ?: name_sections(l, shstrndx);
 	for (i = 1; i < n && !err; i++) {
 		l->secs[i].idx = -1;
@@ -283,9 +341,12 @@ static int read_sym(struct loader *l, const struct lsec *st, size_t strtab, size
 	struct lsym *y = &l->syms[i];
 	const char *name;
 
-	if (!gelf_getsym(st->ed, (int)i, &y->s))
+	/* I < st->size / sizeof(Elf64_Sym): gelf_getsym's copy in place */
+	if (!st->ed)
+		memcpy(&y->s, st->data + i * sizeof(Elf64_Sym), sizeof(Elf64_Sym));
+	else if (!gelf_getsym(st->ed, (int)i, &y->s))
 		return loader_fail(l, "symbol %zu: cannot read it: %s", i, elf_errmsg(-1));
-	name = elf_strptr(l->elf, strtab, y->s.st_name);
+	name = str_at(l, strtab, y->s.st_name);
 	if (!name)
 		return loader_fail(l, "symbol %zu: bad name offset 0x%x", i, y->s.st_name);
 	y->name = GELF_ST_TYPE(y->s.st_info) == STT_SECTION ? "" : loader_str(l, name);

@@ -521,7 +521,7 @@ static int sops_reloc(struct loader *l, const struct lsec *rs, size_t i, size_t 
 	size_t symi;
 	int k, f, err;
 
-	if (!gelf_getrel(rs->ed, (int)i, &rel))
+	if (!loader_rel(rs, i, &rel))
 		return loader_fail(l, "section '%s': cannot read relocation %zu: %s",
 				   rs->name, i, elf_errmsg(-1));
 	symi = GELF_R_SYM(rel.r_info);

@@ -13,6 +13,7 @@
 
 #include <gelf.h>
 #include <stdlib.h>
+#include <string.h>
 
 enum lsec_kind {
 	LSEC_OTHER,
@@ -31,8 +32,10 @@ enum lsec_kind {
 struct lsec {
 	const char *name;           /* arena copy */
 	GElf_Shdr sh;
-	Elf_Data *ed;               /* libelf's data descriptor, or NULL */
-	const uint8_t *data;        /* libelf's bytes (valid until elf_end), or NULL */
+	Elf_Data *ed;               /* libelf's data descriptor; NULL: none, or
+	                             * read in place (object.c in_place) */
+	const uint8_t *data;        /* its bytes: the image's, or libelf's (valid
+	                             * until elf_end); NULL: none */
 	size_t size;                /* bytes at data (0 for NOBITS) */
 	enum lsec_kind kind;
 	int idx;                    /* CODE: index in o->sections; DATA: in o->datasecs */
@@ -52,7 +55,7 @@ struct loader {
 	size_t image_size;
 	bool image_kept;            /* IMAGE lives as long as the object (object_open:
 	                             * in its arena), so code may point into it */
-	Elf *elf;
+	Elf *elf;                   /* NULL: read in place (object.c in_place) */
 	struct lsec *secs;
 	size_t nsecs;
 	struct lsym *syms;
@@ -69,6 +72,17 @@ struct loader {
 	struct vec sops_sym;        /* size_t: symbol of each struct_ops entry */
 	struct vec sops_map;        /* int: map of each struct_ops entry */
 };
+
+/* Relocation I of REL section RS (I < its size / sizeof(Elf64_Rel), a
+ * multiple: check_sec): gelf_getrel's, or its copy in place. False: libelf
+ * failed (a section flagged compressed), elf_errmsg says why. */
+static inline bool loader_rel(const struct lsec *rs, size_t i, GElf_Rel *rel)
+{
+	if (rs->ed)
+		return gelf_getrel(rs->ed, (int)i, rel) != NULL;
+	memcpy(rel, rs->data + i * sizeof(Elf64_Rel), sizeof(Elf64_Rel));
+	return true;
+}
 
 /* qsort() that accepts an empty (NULL) array. */
 static inline void loader_sort(void *base, size_t n, size_t size,

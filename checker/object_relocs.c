@@ -167,7 +167,7 @@ static int code_reloc(struct loader *l, const struct lsec *rs, size_t i,
 	unsigned type;
 	size_t symi;
 
-	if (!gelf_getrel(rs->ed, (int)i, &rel))
+	if (!loader_rel(rs, i, &rel))
 		return loader_fail(l, "section '%s': cannot read relocation %zu: %s",
 				   rs->name, i, elf_errmsg(-1));
 	off = rel.r_offset;
