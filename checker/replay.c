@@ -555,14 +555,13 @@ static int setup(struct replay *rp, const struct loaded *l)
 		return setup_fail(rp, "counterexample for function %d, check "
 				  "for function %d (%u functions)",
 				  rp->x->func, c->func, o->nfuncs);
-	rp->nslots = calloc(o->nsections + 1, sizeof(uint32_t));
-	rp->globals = calloc(o->nmaps + 1, sizeof(int));
-	rp->values = calloc(o->nmaps + 1, sizeof(int));
-	rp->m.vars = calloc(c->nvars + 1, sizeof(uint64_t));
-	rp->m.counters = calloc(c->ncounters + 1, sizeof(uint64_t));
-	if (!rp->nslots || !rp->globals || !rp->values || !rp->m.vars ||
-	    !rp->m.counters)
-		abort();
+	/* calloc_big: a malloc and a clear for these few bytes (calloc
+	 * skips the thread's cache of small blocks); it aborts on failure */
+	rp->nslots = calloc_big(o->nsections + 1, sizeof(uint32_t));
+	rp->globals = calloc_big(o->nmaps + 1, sizeof(int));
+	rp->values = calloc_big(o->nmaps + 1, sizeof(int));
+	rp->m.vars = calloc_big(c->nvars + 1, sizeof(uint64_t));
+	rp->m.counters = calloc_big(c->ncounters + 1, sizeof(uint64_t));
 	for (i = 0; i < o->nsections; i++)
 		rp->nslots[i] = o->sections[i].nslots;
 	for (i = 0; i < o->nmaps; i++)
