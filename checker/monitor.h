@@ -109,7 +109,8 @@ struct mon_assert {
 	struct spec_pos pos;       /* of the assert statement */
 	const char *file;          /* the spec file it is written in */
 	const char *msg;           /* the ':' message, or "assertion failed: EXPR" */
-	const char *text;          /* the condition, printed canonically */
+	const char *text;          /* the condition, printed canonically; NULL
+	                            * for a spec assert with a ':' message */
 	unsigned handler;          /* index in mon_check.handlers */
 };
 

@@ -122,19 +122,30 @@ static bool is_ident_char(int c)
 	return byte_class[(unsigned char)c] & C_IDENT;
 }
 
+/* The N bytes at A and B equal (a keyword's few bytes past the first:
+ * memcmp's call was most of a keyword's lookup) */
+static inline bool same(const char *a, const char *b, size_t n)
+{
+	while (n && *a == *b)
+		a++, b++, n--;
+	return !n;
+}
+
 /* ident -> [A-Za-z_][A-Za-z0-9_]*, a keyword when it spells one */
 static void read_ident(struct lexer *lx)
 {
-	const char *start = lx->p, *text = NULL;
+	const char *start = lx->p, *p = start + 1, *end = lx->end, *text = NULL;
 	enum spec_tok_kind k = TK_IDENT;
 	struct spec_tok *t;
 	size_t n;
 
-	while (lx->p < lx->end && is_ident_char((unsigned char)*lx->p))
-		lx->p++;
-	n = (size_t)(lx->p - start);
+	/* in locals: through LX, each byte was a store and a load */
+	while (p < end && is_ident_char((unsigned char)*p))
+		p++;
+	lx->p = p;
+	n = (size_t)(p - start);
 	for (unsigned i = lx->kw_first[(unsigned char)start[0]]; i; i = lx->kw_next[i - 1])
-		if (keywords[i - 1].n == n && !memcmp(keywords[i - 1].s, start, n)) {
+		if (keywords[i - 1].n == n && same(keywords[i - 1].s + 1, start + 1, n - 1)) {
 			k = keywords[i - 1].k;
 			text = keywords[i - 1].s;
 			break;
@@ -308,27 +319,31 @@ static bool read_punct(struct lexer *lx)
 	return false;
 }
 
-/* Skip blanks, newlines and '#' comments. */
+/* Skip blanks, newlines and '#' comments (in locals: through LX, each
+ * byte was a store and a load). */
 static void skip_space(struct lexer *lx)
 {
-	while (lx->p < lx->end) {
-		char c = *lx->p;
+	const char *p = lx->p, *end = lx->end;
+
+	while (p < end) {
+		char c = *p;
 
 		if (c == '\n') {
-			lx->p++;
+			p++;
 			lx->line++;
-			lx->line_start = lx->p;
+			lx->line_start = p;
 		} else if (byte_class[(unsigned char)c] & C_BLANK) {
-			lx->p++;
+			p++;
 		} else if (c == '#') {
 			/* the packs are mostly comments: memchr, not a byte a step */
-			const char *nl = memchr(lx->p, '\n', (size_t)(lx->end - lx->p));
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
 
-			lx->p = nl ? nl : lx->end;
+			p = nl ? nl : end;
 		} else {
 			break;
 		}
 	}
+	lx->p = p;
 }
 
 /* The tables' entries chained by first byte, in table order (the first

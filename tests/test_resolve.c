@@ -244,7 +244,8 @@ static void check_ssh(const struct mon_check *c, const char *file)
 	ck_assert_uint_eq(as->e->a[1]->num, 2);  /* XDP_PASS, from the pack */
 	ck_assert_uint_eq(c->nasserts, 1);
 	ck_assert_str_eq(c->asserts[0].msg, "SSH to this host must always get through");
-	ck_assert_str_eq(c->asserts[0].text, "(ret == XDP_PASS)");
+	/* printed only for an assert without a message (monitor.h) */
+	ck_assert_ptr_null(c->asserts[0].text);
 	ck_assert_str_eq(c->asserts[0].file, file);
 	ck_assert_uint_eq(c->asserts[0].pos.line, 12);
 	ck_assert_uint_eq(c->asserts[0].pos.col, 9);
@@ -278,6 +279,7 @@ START_TEST(test_example)
 	ck_assert_uint_eq(c->pos.line, 8);
 	ck_assert_uint_eq(c->nasserts, 1);
 	ck_assert_str_eq(c->asserts[0].msg, "assertion failed: (ret != XDP_ABORTED)");
+	ck_assert_str_eq(c->asserts[0].text, "(ret != XDP_ABORTED)");
 	ck_assert_str_eq(c->asserts[0].file, pack);
 	ck_assert_uint_eq(c->asserts[0].pos.line, 9);
 	ck_assert_uint_eq(c->asserts[0].pos.col, 13);
@@ -297,7 +299,7 @@ START_TEST(test_example)
 	ck_assert(mon_calls_match(&c->handlers[0].calls, 36, -1));
 	ck_assert(!mon_calls_match(&c->handlers[0].calls, 1, -1));
 	ck_assert_str_eq(c->asserts[0].msg, "never writes user memory");
-	ck_assert_str_eq(c->asserts[0].text, "false");
+	ck_assert_ptr_null(c->asserts[0].text);
 	ck_assert_uint_eq(c->asserts[0].pos.col, 36);
 	ck_assert(c->handlers[0].body[0]->e->is_bool);
 
