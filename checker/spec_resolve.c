@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -225,6 +224,8 @@ static void add_bound(struct resolver *r, const struct spec_bound *b)
 {
 	struct mon_check *c = r->c;
 	struct mon_assert *as;
+	char num[24], *d = num + sizeof(num) - 1;
+	uint64_t v;
 
 	c->bound = resolve_const(r, b->max, "bound");
 	c->has_bound = true;
@@ -233,8 +234,15 @@ static void add_bound(struct resolver *r, const struct spec_bound *b)
 	as = PUSH(r, r->asserts, struct mon_assert);
 	as->pos = b->pos;
 	as->file = r->f->path;
-	as->text = arena_printf(r->a, "insns <= %" PRIu64, c->bound);
-	as->msg = arena_printf(r->a, "bound insns <= %" PRIu64 " exceeded", c->bound);
+	/* the bound's digits copied, not formatted (two arena_printf a
+	 * check were 0.2% of cgroup_skb) */
+	*d = 0;
+	v = c->bound;
+	do
+		*--d = (char)('0' + v % 10);
+	while (v /= 10);
+	as->text = arena_cat3(r->a, "insns <= ", d, "");
+	as->msg = arena_cat3(r->a, "bound insns <= ", d, " exceeded");
 	as->handler = UINT_MAX;
 }
 
