@@ -58,6 +58,30 @@ static const struct obj_line *line_of(const struct object *o, int sec, uint32_t 
 	return object_line_at(&o->sections[sec], slot);
 }
 
+/* The line of SEC's SLOT (line_of) through cursor C: a path's next step
+ * is mostly in the record found last or the one after it (a binary
+ * search a step was a tenth of a counterexample's JSON) */
+struct line_cursor {
+	int sec;
+	const struct obj_line *at;      /* NULL: none */
+};
+
+static const struct obj_line *line_next(const struct object *o, struct line_cursor *c, int sec,
+					uint32_t slot)
+{
+	if (c->at && sec == c->sec) {
+		const struct obj_section *s = &o->sections[sec];
+		const struct obj_line *end = s->lines + s->nlines, *a = c->at;
+
+		/* the last record at or before SLOT, as object_line_at's */
+		for (int k = 0; k < 2 && a < end && a->slot <= slot; k++, a++)
+			if (a + 1 == end || a[1].slot > slot)
+				return c->at = a;
+	}
+	c->sec = sec;
+	return c->at = line_of(o, sec, slot);
+}
+
 /* Where the failing event happened: the last instruction the replay ran. */
 static const struct obj_line *event_line(const struct object *o, const struct check_result *r)
 {
@@ -95,12 +119,27 @@ static bool returns_void(const struct object *o, const struct cex_call *c)
 
 /* " %s:%u" and "%s%02x" were most of a report's fprintf calls, each a
  * format parse: these write the same bytes. */
+/* "00" to "99": two digits a division (a counterexample's addresses
+ * have 19 or 20) */
+#define DIG_ROW(d) d "0" d "1" d "2" d "3" d "4" d "5" d "6" d "7" d "8" d "9"
+static const char digit_pairs[] =
+	DIG_ROW("0") DIG_ROW("1") DIG_ROW("2") DIG_ROW("3") DIG_ROW("4")
+	DIG_ROW("5") DIG_ROW("6") DIG_ROW("7") DIG_ROW("8") DIG_ROW("9");
+
 /* Digits of V ending at END (returns their start). */
 static char *u64_digits(char *end, uint64_t v)
 {
-	do
-		*--end = (char)('0' + v % 10);
-	while (v /= 10);
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
 	return end;
 }
 
@@ -552,7 +591,14 @@ static void jhex(struct jw *w, const uint8_t *b, uint32_t n)
 	uint32_t i;
 
 	*p++ = '"';
-	for (i = 0; i < n; i++, p += 2)
+	/* four bytes a step (the loop's own count was half of it) */
+	for (i = 0; i + 4 <= n; i += 4, p += 8) {
+		memcpy(p, hex_pairs + 2 * b[i], 2);
+		memcpy(p + 2, hex_pairs + 2 * b[i + 1], 2);
+		memcpy(p + 4, hex_pairs + 2 * b[i + 2], 2);
+		memcpy(p + 6, hex_pairs + 2 * b[i + 3], 2);
+	}
+	for (; i < n; i++, p += 2)
 		memcpy(p, hex_pairs + 2 * b[i], 2);
 	*p = '"';
 	w->n += 2 * (size_t)n + 2;
@@ -624,6 +670,11 @@ struct shown_file {
 	long plain;
 	char *pb;
 	size_t size;
+	/* where PLAIN is 0..200: the location's text up to its line number,
+	 * copied whole for each location (jloc_shown's pieces were 170
+	 * instructions a location) */
+	char pre[10 + 200 + 11];
+	size_t npre;
 };
 
 /* A location in FILE through C: cleaned once for the run of locations in
@@ -640,18 +691,41 @@ static void jloc_cached(struct jw *w, struct shown_file *c, const char *file, un
 		c->file = file;
 		c->shown = show_path(file, c->pb, c->size);
 		c->plain = jplain(c->shown);
+		if (c->plain >= 0 && c->plain <= 200) {
+			memcpy(c->pre, "{\"file\": \"", 10);
+			memcpy(c->pre + 10, c->shown, (size_t)c->plain);
+			memcpy(c->pre + 10 + c->plain, "\", \"line\": ", 11);
+			c->npre = 10 + (size_t)c->plain + 11;
+		}
+	}
+	if (c->plain >= 0 && c->plain <= 200) {
+		/* jloc_shown's bytes */
+		char *b = jw_room(w, sizeof(c->pre) + 48), num[12], *d;
+		size_t k = c->npre;
+
+		memcpy(b, c->pre, k);
+		d = u64_digits(num + sizeof(num), line);
+		memcpy(b + k, d, (size_t)(num + sizeof(num) - d));
+		k += (size_t)(num + sizeof(num) - d);
+		memcpy(b + k, ", \"column\": ", 12);
+		k += 12;
+		d = u64_digits(num + sizeof(num), col);
+		memcpy(b + k, d, (size_t)(num + sizeof(num) - d));
+		k += (size_t)(num + sizeof(num) - d);
+		b[k++] = '}';
+		w->n += k;
+		return;
 	}
 	jloc_shown(w, c->shown, c->plain, line, col);
 }
 
 static void json_cex(const struct object *o, const struct check_result *r,
 		     const struct cex *x, const struct replay_result *rr, const char *key,
-		     struct jw *w)
+		     struct shown_file *sf, struct jw *w)
 {
 	const struct cex_region *pk = find_region(x, INTERP_MEM_PACKET);
 	const struct obj_line *prev = NULL;
-	char pb[4096];
-	struct shown_file sf = { .pb = pb, .size = sizeof(pb) };
+	struct line_cursor lc = { -1, NULL };
 	unsigned i, n = 0;
 	size_t k;
 
@@ -697,7 +771,7 @@ static void json_cex(const struct object *o, const struct check_result *r,
 		}
 		if (ln && ln->line) {
 			JW_LIT(w, ", \"location\": ");
-			jloc_cached(w, &sf, ln->file, ln->line, ln->col);
+			jloc_cached(w, sf, ln->file, ln->line, ln->col);
 		}
 		jw_c(w, '}');
 	}
@@ -712,14 +786,14 @@ static void json_cex(const struct object *o, const struct check_result *r,
 	}
 	JW_LIT(w, "], \"path\": [");
 	for (k = 0; k < rr->npath; k++) {
-		const struct obj_line *ln = line_of(o, rr->path[k].sec, rr->path[k].slot);
+		const struct obj_line *ln = line_next(o, &lc, rr->path[k].sec, rr->path[k].slot);
 
 		if (!ln || !ln->line || ln == prev)
 			continue;
 		prev = ln;
 		if (n++)
 			JW_LIT(w, ", ");
-		jloc_cached(w, &sf, ln->file, ln->line, ln->col);
+		jloc_cached(w, sf, ln->file, ln->line, ln->col);
 	}
 	JW_LIT(w, "]}");
 	if (x == r->cex && r->kernel_tried) {
@@ -732,8 +806,9 @@ static void json_cex(const struct object *o, const struct check_result *r,
 	}
 }
 
+/* SPEC, SRC: the shown spec and source files, kept for the report */
 static void json_one(const struct loaded *l, const struct check_result *r,
-		     struct shown_file *spec, struct jw *w)
+		     struct shown_file *spec, struct shown_file *src, struct jw *w)
 {
 	const struct mon_check *c = r->c;
 	const struct obj_line *ln;
@@ -760,7 +835,7 @@ static void json_one(const struct loaded *l, const struct check_result *r,
 	else if (r->has_worst_max)
 		JW_FIELD(w, ", \"worst_case_insns_at_most\": ", r->worst_max);
 	if (r->witness)
-		json_cex(l->o, r, r->witness, &r->wreplay, "worst_case_input", w);
+		json_cex(l->o, r, r->witness, &r->wreplay, "worst_case_input", src, w);
 	if (r->verdict == CHECK_VIOLATED) {
 		const struct mon_assert *as = &c->asserts[r->site];
 
@@ -771,9 +846,9 @@ static void json_one(const struct loaded *l, const struct check_result *r,
 		ln = event_line(l->o, r);
 		if (ln) {
 			JW_LIT(w, ", \"location\": ");
-			jloc(w, ln->file, ln->line, ln->col);
+			jloc_cached(w, src, ln->file, ln->line, ln->col);
 		}
-		json_cex(l->o, r, r->cex, &r->replay, "counterexample", w);
+		json_cex(l->o, r, r->cex, &r->replay, "counterexample", src, w);
 	}
 	JW_LIT(w, ", \"notes\": [");
 	for (i = 0; i < r->nnotes; i++) {
@@ -787,11 +862,13 @@ static void json_one(const struct loaded *l, const struct check_result *r,
 static void json_write(const struct loaded *l, const struct mon_set *s,
 		       const struct check_result *r, const unsigned n[4], FILE *out)
 {
-	/* the spec file's shown path where it is under 200 bytes, the
-	 * rest through jloc (a 4 KiB buffer in this frame was a fresh
-	 * stack page a run) */
-	char pb[208];
+	/* the spec's and the source's shown paths where they are under
+	 * 200 bytes, kept for the whole report (a source's was cleaned
+	 * again for every counterexample), the rest through jloc (a 4 KiB
+	 * buffer in this frame was a fresh stack page a run) */
+	char pb[208], spb[208];
 	struct shown_file spec = { .pb = pb, .size = sizeof(pb) };
+	struct shown_file src = { .pb = spb, .size = sizeof(spb) };
 	struct jw w = {0};
 	unsigned i;
 
@@ -803,7 +880,7 @@ static void json_write(const struct loaded *l, const struct mon_set *s,
 		if (i)
 			jw_c(&w, ',');
 		JW_LIT(&w, "\n  ");
-		json_one(l, &r[i], &spec, &w);
+		json_one(l, &r[i], &spec, &src, &w);
 	}
 	JW_FIELD(&w, "\n], \"summary\": {\"holds\": ", n[CHECK_HOLDS]);
 	JW_FIELD(&w, ", \"violated\": ", n[CHECK_VIOLATED]);
