@@ -214,6 +214,9 @@ static int read_shdr(struct loader *l, size_t i, size_t fsize, uint64_t shoff)
 	struct lsec *s = &l->secs[i];
 	Elf_Scn *scn;
 
+	s->ed = NULL;          /* sec_data's, for the sections it reads */
+	s->data = NULL;
+	s->size = 0;
 	if (!l->elf) {
 		memcpy(&s->sh, l->image + shoff + i * sizeof(Elf64_Shdr), sizeof(Elf64_Shdr));
 	} else if (!(scn = elf_getscn(l->elf, i)) || !gelf_getshdr(scn, &s->sh)) {
@@ -341,7 +344,10 @@ static int read_sections(struct loader *l, size_t fsize)
 		return loader_fail(l, "section header table (%zu entries at offset 0x%llx) is outside the file (%zu bytes)",
 				   n, (unsigned long long)eh.e_shoff, fsize);
 	l->nsecs = n;
-	l->secs = arena_new_array(l->a, struct lsec, n ? n : 1);
+	/* not zeroed but the first (each written before it is read, from
+	 * read_shdr on: 3 KB of an object's loading) */
+	l->secs = arena_alloc_raw(l->a, sizeof(struct lsec) * (n ? n : 1));
+	memset(&l->secs[0], 0, sizeof(l->secs[0]));
 	for (i = 1; i < n && !err; i++)
 		err = read_shdr(l, i, fsize, eh.e_shoff);
 	err = err ?: name_sections(l, shstrndx);
@@ -393,7 +399,8 @@ static int read_symbols(struct loader *l)
 		return loader_fail(l, "symbol table: linked section %zu is not a string table",
 				   strtab);
 	l->nsyms = st->size / sizeof(Elf64_Sym);
-	l->syms = arena_new_array(l->a, struct lsym, l->nsyms ? l->nsyms : 1);
+	/* not zeroed: read_sym writes each whole */
+	l->syms = arena_alloc_raw(l->a, sizeof(struct lsym) * (l->nsyms ? l->nsyms : 1));
 	for (i = 0; i < l->nsyms && !err; i++)
 		err = read_sym(l, st, strtab, i);
 	return err;
