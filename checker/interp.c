@@ -265,12 +265,34 @@ uint8_t *interp_mem(struct interp *ip, uint64_t addr, uint32_t size,
 	return r->bytes + (addr - r->base);
 }
 
+/* A region that overlaps none (interp_add_region checked, or a stack in a
+ * window of its own: interp_init), as region N = ip->regions.len */
+static int push_region(struct interp *ip, enum interp_mem_kind kind, const char *name,
+		       uint64_t base, uint32_t size, void *bytes, bool writable)
+{
+	size_t n = ip->regions.len;
+	struct interp_region *r = buf_push(&ip->regions, sizeof(*r));
+
+	r->kind = kind;
+	r->base = base;
+	r->size = size;
+	r->writable = writable;
+	r->live = true;
+	r->name = name ? name : interp_mem_kind_name(kind);
+	r->owned = !bytes;
+	r->seen = NULL;
+	r->seen_off = r->seen_len = 0;
+	r->bytes = bytes ? bytes : calloc(1, size);
+	if (!r->bytes)
+		abort(); /* out of memory: tier 3 (base.h) */
+	return (int)n;
+}
+
 int interp_add_region(struct interp *ip, enum interp_mem_kind kind,
 		      const char *name, uint64_t base, uint32_t size,
 		      void *bytes, bool writable)
 {
 	const struct interp_region *old = ip->regions.data;
-	struct interp_region *r;
 	size_t i, n = ip->regions.len;
 
 	if (size == 0 || size > INTERP_REGION_MAX_SIZE)
@@ -290,20 +312,7 @@ int interp_add_region(struct interp *ip, enum interp_mem_kind kind,
 		if (base < old[i].base + old[i].size &&
 		    old[i].base < base + size)
 			return -EINVAL;
-	r = buf_push(&ip->regions, sizeof(*r));
-	r->kind = kind;
-	r->base = base;
-	r->size = size;
-	r->writable = writable;
-	r->live = true;
-	r->name = name ? name : interp_mem_kind_name(kind);
-	r->owned = !bytes;
-	r->seen = NULL;
-	r->seen_off = r->seen_len = 0;
-	r->bytes = bytes ? bytes : calloc(1, size);
-	if (!r->bytes)
-		abort(); /* out of memory: tier 3 (base.h) */
-	return (int)n;
+	return push_region(ip, kind, name, base, size, bytes, writable);
 }
 
 /* The region nearest to ADDR (within its 4 GiB window), for messages. */
@@ -432,13 +441,10 @@ int interp_init(struct interp *ip, struct insn *const *secs,
 	ip->packet = -1;
 	if (env)
 		ip->env = *env;
-	for (f = 0; f < INTERP_MAX_FRAMES; f++) {
-		int i = interp_add_region(ip, INTERP_MEM_STACK, "stack", 0,
-					  ISA_STACK_SIZE, ip->stacks[f], true);
-
-		if (i != (int)f)
-			return -EINVAL;
-	}
+	/* the stacks, each in its window (INTERP_BASE): no overlap to look for */
+	for (f = 0; f < INTERP_MAX_FRAMES; f++)
+		push_region(ip, INTERP_MEM_STACK, "stack", INTERP_BASE(INTERP_MEM_STACK, f),
+			    ISA_STACK_SIZE, ip->stacks[f], true);
 	return 0;
 }
 

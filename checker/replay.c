@@ -590,8 +590,9 @@ static void after_exit(struct replay *rp, uint64_t r0)
 	rp->m.ret = r0;
 	rp->m.insns = rp->ip.res.steps;
 	memset(rp->m.args, 0, sizeof(rp->m.args));
-	snprintf(at, sizeof(at), "exit: r0 = %llu", (unsigned long long)r0);
 	if (!mon_eval_exit(&rp->m)) {
+		/* named only for the message (a snprintf every replay) */
+		snprintf(at, sizeof(at), "exit: r0 = %llu", (unsigned long long)r0);
 		monitor_failed(rp, at);
 		return;
 	}

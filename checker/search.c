@@ -957,9 +957,14 @@ static void seeds(struct search *sr, const struct hint *base)
 		memcpy(t, search_bg(sr, salt), sizeof(*t));
 		if (!salt)                 /* the object's global data (and zeros) */
 			memcpy(t->glob, sr->bg1.glob, S_GLOB);
-		if (base)
+		if (base) {
 			apply_hint(t, base);
-		search_push(sr, t);
+			search_push(sr, t);
+		} else {                   /* its background but for those */
+			search_push_range(sr, t, offsetof(struct cand, glob),
+					  salt ? offsetof(struct cand, glob) :
+					  offsetof(struct cand, glob) + S_GLOB);
+		}
 		for (i = 0; i < sr->nhints; i++) {
 			struct cand *h = malloc(sizeof(*h));
 

@@ -258,6 +258,9 @@ static inline bool search_budget_full(const struct search *sr)
 }
 /* Queue CD (unless the budget is full or it was queued before). */
 void search_push(struct search *sr, const struct cand *cd);
+/* The same for CD that equals its background (the one encode picks)
+ * outside bytes [LO, HI): only those are looked at. */
+void search_push_range(struct search *sr, const struct cand *cd, size_t lo, size_t hi);
 /* Queue T, which equals CD outside bytes [LO1, HI1) and [LO2, HI2)
  * (LO1 <= HI1 <= LO2 <= HI2): as search_push(T), as those bytes over
  * CD's entry when CD is search_delta_begin_queued's candidate. */

@@ -48,6 +48,28 @@ static int add_region(struct probe *pr, enum interp_mem_kind kind, const char *n
 	return ri;
 }
 
+/* "an entry of map NAME (at +OFF)", OFF as %#llx prints it (0, or 0x and
+ * its digits): a vsnprintf was most of the result run's new entry */
+static const char *entry_name(struct arena *a, const char *name, uint64_t off)
+{
+	char tail[32], *p = tail + sizeof(tail);
+	uint64_t v = off;
+
+	*--p = 0;
+	*--p = ')';
+	do {
+		*--p = "0123456789abcdef"[v & 15];
+		v >>= 4;
+	} while (v);
+	if (off) {
+		*--p = 'x';
+		*--p = '0';
+	}
+	p -= 6;
+	memcpy(p, " (at +", 6);
+	return arena_cat3(a, "an entry of map ", name ? name : "(null)", p);   /* as %s */
+}
+
 /* The region of a map entry at ADDR, created from the candidate's bytes. */
 static int new_entry(struct probe *pr, int map, uint64_t addr, const uint8_t *key, uint32_t ks)
 {
@@ -64,8 +86,7 @@ static int new_entry(struct probe *pr, int map, uint64_t addr, const uint8_t *ke
 	 * result formats it (it was a tenth of xdp_fw's worst-case search) */
 	ri = add_region(pr, INTERP_MEM_MAP_VALUE,
 			!pr->sr->names ? "an entry of a map" :
-			arena_printf(pr->a, "an entry of map %s (at +%#llx)", m->name,
-				     (unsigned long long)(addr - SMT_MAP_BASE(map))),
+			entry_name(pr->a, m->name, addr - SMT_MAP_BASE(map)),
 			addr, m->value_size, bytes, true, map);
 	if (ri < 0)
 		return -1;

@@ -162,9 +162,10 @@ static size_t denc_end(struct denc *d)
 }
 
 /* CD as runs against its background, into BUF (QBUF_SIZE bytes): the
- * data's length; *BG the background, *HASH CD's hash (byte_term). */
-static size_t encode(const struct search *sr, const struct cand *cd, uint8_t *buf, unsigned *bg,
-		     uint64_t *hash)
+ * data's length; *BG the background, *HASH CD's hash (byte_term). CD
+ * equals its background outside bytes [LO, HI). */
+static size_t encode_range(const struct search *sr, const struct cand *cd, uint8_t *buf,
+			   unsigned *bg, uint64_t *hash, size_t lo, size_t hi)
 {
 	struct denc d = { .buf = buf, .p = (const uint8_t *)cd };
 	const uint8_t *b;
@@ -173,7 +174,7 @@ static size_t encode(const struct search *sr, const struct cand *cd, uint8_t *bu
 
 	*bg = bg_of(sr, cd);
 	b = (const uint8_t *)search_bg(sr, *bg);
-	denc_scan(&d, b, 0, sizeof(*cd));
+	denc_scan(&d, b, lo, hi);
 	denc_end(&d);
 	h = bg_term(*bg);
 	while (n < d.n) {               /* the runs' bytes: the others equal B */
@@ -318,7 +319,7 @@ static struct qent *enqueue(struct search *sr, const struct qent *parent, uint64
 	return e;
 }
 
-void search_push(struct search *sr, const struct cand *cd)
+void search_push_range(struct search *sr, const struct cand *cd, size_t lo, size_t hi)
 {
 	uint8_t buf[QBUF_SIZE];
 	struct qent *e;
@@ -328,9 +329,25 @@ void search_push(struct search *sr, const struct cand *cd)
 
 	if (search_budget_full(sr))
 		return;
-	n = encode(sr, cd, buf, &bg, &h);
+	n = encode_range(sr, cd, buf, &bg, &h, lo, hi);
+#ifdef SEARCH_DELTA_CHECK
+	{
+		uint8_t full[QBUF_SIZE];
+		unsigned fbg;
+		uint64_t fh;
+
+		if (encode_range(sr, cd, full, &fbg, &fh, 0, sizeof(*cd)) != n || fh != h || fbg != bg ||
+		    memcmp(full, buf, n))
+			abort();
+	}
+#endif
 	if ((e = enqueue(sr, NULL, h, bg, n)))
 		memcpy(e->data, buf, n);
+}
+
+void search_push(struct search *sr, const struct cand *cd)
+{
+	search_push_range(sr, cd, 0, sizeof(*cd));
 }
 
 /* ---- a candidate by its few changed bytes -------------------------------
@@ -414,7 +431,7 @@ push_ranges(struct search *sr, const struct cand *cd, const struct cand *t, size
 		unsigned fbg;
 		uint64_t fh;
 
-		encode(sr, t, full, &fbg, &fh);
+		encode_range(sr, t, full, &fbg, &fh, 0, sizeof(*t));
 		if (fh != h || fbg != sr->dbg)
 			abort();   /* the ASan and fuzz builds of .ci/run check every push */
 	}
