@@ -474,10 +474,15 @@ static int run_checks(struct cli *c, struct loaded *l, const int *progs, int npr
 static void stdout_buffer(void)
 {
 	enum { OUT_BUF = 64 << 10 };
-	char *buf = malloc(OUT_BUF);
+	/* held here for the process's life: glibc forgets a buffer it was
+	 * given when it unbuffers stdout at exit (valgrind: lost) */
+	static char *buf;
 
-	if (buf && setvbuf(stdout, buf, _IOFBF, OUT_BUF))
+	buf = malloc(OUT_BUF);
+	if (buf && setvbuf(stdout, buf, _IOFBF, OUT_BUF)) {
 		free(buf);
+		buf = NULL;
+	}
 }
 
 int main(int argc, char **argv)
