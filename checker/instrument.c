@@ -460,10 +460,32 @@ static void timed_entry(void *arg, struct ssa_lift *l)
 	((struct inst *)arg)->ns += stats_now() - t0;
 }
 
+/* Does a counter (before the call) or a handler of C run at call IN? (No:
+ * on_call_event would place nothing; most calls of most checks.) */
+static bool call_runs(const struct mon_check *c, const struct insn *in, bool after)
+{
+	enum spec_event_kind ev = after ? SPEC_EV_RETURN : SPEC_EV_CALL;
+	int helper, kfunc;
+	unsigned i;
+
+	call_target(in, &helper, &kfunc);
+	for (i = 0; !after && i < c->ncounters; i++)
+		if (mon_calls_match(&c->counters[i].calls, helper, kfunc))
+			return true;
+	for (i = 0; i < c->nhandlers; i++)
+		if (c->handlers[i].ev == ev && mon_calls_match(&c->handlers[i].calls, helper, kfunc))
+			return true;
+	return false;
+}
+
 static void timed_call(void *arg, struct ssa_lift *l, const struct insn *in,
 		       const uint32_t args[5], uint32_t r0, bool after)
 {
-	uint64_t t0 = stats_now();
+	uint64_t t0;
+
+	if (!call_runs(((struct inst *)arg)->c, in, after))
+		return;              /* nothing to place, nothing to time */
+	t0 = stats_now();
 
 	on_call_event(arg, l, in, args, r0, after);
 	((struct inst *)arg)->ns += stats_now() - t0;

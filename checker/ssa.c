@@ -468,8 +468,10 @@ static void lift_node(struct lifter *l, const struct xnode *n)
 	}
 	place_phis_first(l);
 	/* 8-aligned (arena_dup's 16 left 8 bytes after an odd count and took
-	 * 16 for an empty block) */
-	b->insns = arena_alloc8(l->a, sizeof(struct ssa_insn *) * (l->insns.len ? l->insns.len : 1));
+	 * 16 for an empty block), not zeroed: the copy writes it (an empty
+	 * block's one pointer is never read) */
+	b->insns = arena_alloc8_unzeroed(l->a, sizeof(struct ssa_insn *) *
+					 (l->insns.len ? l->insns.len : 1));
 	if (l->insns.len)
 		memcpy(b->insns, l->insns.data, sizeof(struct ssa_insn *) * l->insns.len);
 	b->ninsns = (uint32_t)l->insns.len;
@@ -647,7 +649,8 @@ static int lift_graph(struct lifter *l)
 	/* the first states in the scratch (the slabs' count stays 0) */
 	l->slab_next = l->scr->states;
 	l->slab_left = (uint32_t)(sizeof(l->scr->states) / l->state_size);
-	l->p->blocks = arena_new_array(l->a, struct ssa_block *, x->nnodes);
+	/* not zeroed: the loop below writes every block */
+	l->p->blocks = arena_alloc8_unzeroed(l->a, sizeof(struct ssa_block *) * x->nnodes);
 	l->p->nblocks = x->nnodes;
 	for (t = 0; t < x->nnodes; t++) {
 		uint32_t ni = x->order[t];

@@ -145,7 +145,7 @@ void lift_place_consts(struct lifter *l)
 	uint32_t at = 0, i, n = (uint32_t)l->consts.len;
 
 	if (b0 && n) {
-		ins = arena_alloc8(l->a, sizeof(*ins) * (b0->ninsns + n));
+		ins = arena_alloc8_unzeroed(l->a, sizeof(*ins) * (b0->ninsns + n));  /* all written below */
 		while (at < b0->ninsns &&
 		       (b0->insns[at]->kind == SSA_INPUT || b0->insns[at]->kind == SSA_FRAME))
 			at++;
@@ -627,7 +627,7 @@ static void havoc_slots(struct lifter *l, struct ssa_memarg *ma, uint32_t call, 
 	last = (unsigned)((hi - 1) / 8);
 	ma->wfirst = (uint16_t)first;
 	ma->wcount = (uint16_t)(last - first + 1);
-	ma->wvals = arena_new_array(l->a, uint32_t, ma->wcount);
+	ma->wvals = arena_alloc8_unzeroed(l->a, sizeof(uint32_t) * ma->wcount);  /* each written below */
 	for (s = first; s <= last; s++) {
 		struct ssa_insn *h = lift_emit(l, SSA_HAVOC, 0);
 		int64_t b0 = (int64_t)s * 8, from = lo > b0 ? lo - b0 : 0;
