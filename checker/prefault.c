@@ -222,7 +222,8 @@ unsigned long prefault_populated(void)
  * tables only: the memory is the file's; RSS counts it. Errors are
  * ignored (a hint: a kernel before 5.14 does not know the advice). */
 
-#define PF_STACK (4 * PF_PAGE)        /* stack populated below main's frame */
+#define PF_STACK (8 * PF_PAGE)        /* stack populated below main's frame (the
+                                       * lift's scratch, session 28: 19 KiB deep) */
 
 bool prefault_object(const struct dl_phdr_info *info)
 {
