@@ -494,6 +494,8 @@ int main(int argc, char **argv)
 	int *progs, n, err;
 	char **args;
 	uint64_t start = stats_now();   /* --stats total: from here */
+	uint64_t flush_at;
+	int flushed;
 
 	(void)prefault_image();   /* a hint: its answer is for tests */
 	handover_init(argv, start);
@@ -547,7 +549,10 @@ int main(int argc, char **argv)
 		stats_loaded(&c.st, &l);
 	check_unload(&l);
 	arena_free(a);
-	if (fflush(stdout) != 0 && err >= 0) {
+	flush_at = stats_now();
+	flushed = fflush(stdout);
+	c.st.write_ns = stats_now() - flush_at;
+	if (flushed != 0 && err >= 0) {
 		fprintf(stderr, "bpf-invcheck: error: writing the output failed\n");
 		return EXIT_USAGE;
 	}

@@ -10,10 +10,16 @@
  * The line stats_write() prints (peak_rss_kb: stats_peak_rss_kb()) (one line, to the FILE given, main uses
  * stderr) is the machine-readable format the benchmark reads:
  *   bpf-invcheck-stats: insns=N checks=K load=S decode=S cfg=S ssa=S
- *     instrument=S encode=S solve=S total=S max_check=S peak_rss_kb=N
+ *     instrument=S encode=S solve=S total=S write=S max_check=S peak_rss_kb=N
  *     minflt=N absint=K absint_time=S absint_shared=N search=N search_time=S
  *     search_inputs=N coarse=N coarse_proved=N
  * (seconds with 6 decimals; total is the wall time from the start of main;
+ * write: the part of total in the run's last write of its output (main's
+ * final fflush of stdout: the whole report where it fits the 64 KiB
+ * buffer, every example's does), a cost of whoever reads it (a pipe's
+ * reader woken: 30-90 us for a 6 KB report to the benchmark's pipe); the
+ * benchmark's in-process time is total less write, since the kernel-load
+ * process it is compared with prints its result after its own window;
  * minflt: the process's minor page faults so far (getrusage): pages
  * touched for the first time, 11-16 us each on the benchmark's machine,
  * docs/architecture.md "Pages touched");
@@ -45,6 +51,7 @@ enum stats_stage {
 struct stats {
 	uint64_t ns[STAGE_N];
 	uint64_t start;           /* stats_now() at the start of the run */
+	uint64_t write_ns;        /* main's final fflush of stdout */
 	uint64_t max_check;       /* the slowest check (ns) */
 	uint64_t insns;           /* instruction slots of the object's code */
 	unsigned checks;

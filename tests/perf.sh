@@ -19,7 +19,7 @@ fail() {
 }
 
 num='[0-9][0-9]*\.[0-9]\{6\}'
-stats_re="^bpf-invcheck-stats: insns=135 checks=6 load=$num decode=$num cfg=$num ssa=$num instrument=$num encode=$num solve=$num total=$num max_check=$num peak_rss_kb=[0-9][0-9]* minflt=[0-9][0-9]* absint=[0-9][0-9]* absint_time=$num absint_shared=[0-9][0-9]* search=[0-9][0-9]* search_time=$num search_inputs=[0-9][0-9]* coarse=[0-9][0-9]* coarse_proved=[0-9][0-9]*\$"
+stats_re="^bpf-invcheck-stats: insns=135 checks=6 load=$num decode=$num cfg=$num ssa=$num instrument=$num encode=$num solve=$num total=$num write=$num max_check=$num peak_rss_kb=[0-9][0-9]* minflt=[0-9][0-9]* absint=[0-9][0-9]* absint_time=$num absint_shared=[0-9][0-9]* search=[0-9][0-9]* search_time=$num search_inputs=[0-9][0-9]* coarse=[0-9][0-9]* coarse_proved=[0-9][0-9]*\$"
 
 # --stats: exactly one line on stderr, the same stdout and exit code
 n=$((n + 1))
