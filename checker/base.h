@@ -236,6 +236,9 @@ const char *diag_level_name(enum diag_level lvl);
 /* All N bytes of P to FD (write(2) again after EINTR or a short write);
  * -1 on an error. Async-signal-safe. */
 int write_full(int fd, const void *p, size_t n);
+/* The decimal digits of V ending at END, no NUL (returns their start; 20
+ * at most): for numbers written without a printf format parse. */
+char *u64_digits(char *end, uint64_t v);
 /* "a/b/../c" -> "a/c": lexical clean-up of a path for messages; returns OUT,
  * or IN when it does not fit. */
 const char *path_clean(const char *in, char *out, size_t size);

@@ -77,6 +77,30 @@ int diag_format(const struct diag_msg *m, char *out, size_t size)
 	return snprintf(out, size, "bpf-invcheck: %s: %s", lvl, m->text);
 }
 
+/* "00" to "99": two digits a division (a counterexample's addresses
+ * have 19 or 20) */
+#define DIG_ROW(d) d "0" d "1" d "2" d "3" d "4" d "5" d "6" d "7" d "8" d "9"
+static const char digit_pairs[] =
+	DIG_ROW("0") DIG_ROW("1") DIG_ROW("2") DIG_ROW("3") DIG_ROW("4")
+	DIG_ROW("5") DIG_ROW("6") DIG_ROW("7") DIG_ROW("8") DIG_ROW("9");
+
+/* base.h */
+char *u64_digits(char *end, uint64_t v)
+{
+	while (v >= 100) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		end -= 2;
+		memcpy(end, digit_pairs + 2 * v, 2);
+	} else {
+		*--end = (char)('0' + v);
+	}
+	return end;
+}
+
 /* Lexically normalise a path for messages: drop "." components and fold
  * "dir/.." pairs ("/src/build/../examples/a.c" -> "/src/examples/a.c"),
  * as compilers print them. Never touches the file system. */

@@ -118,31 +118,8 @@ static bool returns_void(const struct object *o, const struct cex_call *c)
 }
 
 /* " %s:%u" and "%s%02x" were most of a report's fprintf calls, each a
- * format parse: these write the same bytes. */
-/* "00" to "99": two digits a division (a counterexample's addresses
- * have 19 or 20) */
-#define DIG_ROW(d) d "0" d "1" d "2" d "3" d "4" d "5" d "6" d "7" d "8" d "9"
-static const char digit_pairs[] =
-	DIG_ROW("0") DIG_ROW("1") DIG_ROW("2") DIG_ROW("3") DIG_ROW("4")
-	DIG_ROW("5") DIG_ROW("6") DIG_ROW("7") DIG_ROW("8") DIG_ROW("9");
-
-/* Digits of V ending at END (returns their start). */
-static char *u64_digits(char *end, uint64_t v)
-{
-	while (v >= 100) {
-		end -= 2;
-		memcpy(end, digit_pairs + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		end -= 2;
-		memcpy(end, digit_pairs + 2 * v, 2);
-	} else {
-		*--end = (char)('0' + v);
-	}
-	return end;
-}
-
+ * format parse: these write the same bytes (digits by base.h's
+ * u64_digits). */
 static void put_u64(FILE *out, uint64_t v)
 {
 	char b[24];

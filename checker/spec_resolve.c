@@ -224,8 +224,7 @@ static void add_bound(struct resolver *r, const struct spec_bound *b)
 {
 	struct mon_check *c = r->c;
 	struct mon_assert *as;
-	char num[24], *d = num + sizeof(num) - 1;
-	uint64_t v;
+	char num[24], *d;
 
 	c->bound = resolve_const(r, b->max, "bound");
 	c->has_bound = true;
@@ -236,11 +235,8 @@ static void add_bound(struct resolver *r, const struct spec_bound *b)
 	as->file = r->f->path;
 	/* the bound's digits copied, not formatted (two arena_printf a
 	 * check were 0.2% of cgroup_skb) */
-	*d = 0;
-	v = c->bound;
-	do
-		*--d = (char)('0' + v % 10);
-	while (v /= 10);
+	num[sizeof(num) - 1] = 0;
+	d = u64_digits(num + sizeof(num) - 1, c->bound);
 	as->text = arena_cat3(r->a, "insns <= ", d, "");
 	as->msg = arena_cat3(r->a, "bound insns <= ", d, " exceeded");
 	as->handler = UINT_MAX;

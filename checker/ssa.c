@@ -176,15 +176,11 @@ static void merge_word(struct lifter *l, struct state **in, uint32_t n,
 /* V in decimal at P (no NUL); returns the end. */
 static char *put_uint(char *p, uint32_t v)
 {
-	char d[10];
-	unsigned n = 0;
+	char d[10], *s = u64_digits(d + sizeof(d), v);
+	size_t n = (size_t)(d + sizeof(d) - s);
 
-	do
-		d[n++] = (char)('0' + v % 10);
-	while ((v /= 10));
-	while (n)
-		*p++ = d[--n];
-	return p;
+	memcpy(p, s, n);
+	return p + n;
 }
 
 /* A phi's variable name "PRE<id>POST" or, POST NULL, "PRE<id>-<neg>" (a
