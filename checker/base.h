@@ -190,10 +190,16 @@ void prefault_forget(void *p, size_t n);
 bool prefault_on(void);
 /* Bytes the helper populated so far (tests, bench_lift). */
 unsigned long prefault_populated(void);
+/* Where the program's own pages were populated (--stats image=): by the
+ * static executable's entry before libc's start-up (entry_static.c,
+ * x86-64), by prefault_image in main, or not at all (the kernel does not
+ * know the advice, or a segment failed). */
+enum image_populate { IMAGE_NONE, IMAGE_MAIN, IMAGE_ENTRY };
 /* The program's text and constants mapped and the stack's next pages
- * faulted in, one system call each (the CLI's main, first thing): true
- * when the kernel populated every read-only segment of the program. */
-bool prefault_image(void);
+ * faulted in, one system call each (the CLI's main, first thing), unless
+ * the entry did it all already: IMAGE_ENTRY then, else IMAGE_MAIN when
+ * the kernel populated every read-only segment of the program. */
+enum image_populate prefault_image(void);
 /* ... its part for one object (dl_iterate_phdr's INFO): every read-only
  * PT_LOAD segment populated (tests). */
 struct dl_phdr_info;

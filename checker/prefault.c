@@ -252,13 +252,19 @@ static int image_segments(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-bool prefault_image(void)
+/* set by the static executable's entry (entry_static.c) where it has
+ * one; the address is null elsewhere (the solver build, a library user) */
+extern enum image_populate entry_done __attribute__((weak));
+
+enum image_populate prefault_image(void)
 {
 	bool done = false;
 	char here;
 	uintptr_t sp = (uintptr_t)&here & ~(PF_PAGE - 1);
 
+	if (&entry_done && entry_done == IMAGE_ENTRY)
+		return IMAGE_ENTRY;
 	dl_iterate_phdr(image_segments, &done);
 	madvise((void *)(sp - PF_STACK), PF_STACK, MADV_POPULATE_WRITE);
-	return done;
+	return done ? IMAGE_MAIN : IMAGE_NONE;
 }

@@ -114,6 +114,19 @@ static double secs(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
+static const char *image_name(int image)
+{
+	switch ((enum image_populate)image) {
+	case IMAGE_NONE:
+		return "none";
+	case IMAGE_MAIN:
+		return "main";
+	case IMAGE_ENTRY:
+		return "entry";
+	}
+	return "none";
+}
+
 /* The line in one write: OUT is stderr, unbuffered, and a write per
  * field cost the measured run ten system calls. */
 void stats_write(const struct stats *s, FILE *out)
@@ -129,12 +142,12 @@ void stats_write(const struct stats *s, FILE *out)
 				      stats_stage_name((enum stats_stage)i), secs(s->ns[i]));
 	if (n < sizeof(line))
 		snprintf(line + n, sizeof(line) - n,
-			 " total=%.6f write=%.6f max_check=%.6f peak_rss_kb=%ld minflt=%ld absint=%u"
+			 " total=%.6f write=%.6f max_check=%.6f peak_rss_kb=%ld minflt=%ld image=%s absint=%u"
 			 " absint_time=%.6f absint_shared=%u search=%u search_time=%.6f"
 			 " search_inputs=%llu coarse=%u coarse_proved=%u\n",
 			 secs(stats_now() - s->start), secs(s->write_ns), secs(s->max_check),
 			 stats_peak_rss_kb(),
-			 stats_minflt(), s->absint,
+			 stats_minflt(), image_name(s->image), s->absint,
 			 secs(s->absint_ns), s->absint_shared, s->search, secs(s->search_ns),
 			 (unsigned long long)s->search_inputs, s->coarse, s->coarse_proved);
 	fputs(line, out);

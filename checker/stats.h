@@ -11,7 +11,7 @@
  * stderr) is the machine-readable format the benchmark reads:
  *   bpf-invcheck-stats: insns=N checks=K load=S decode=S cfg=S ssa=S
  *     instrument=S encode=S solve=S total=S write=S max_check=S peak_rss_kb=N
- *     minflt=N absint=K absint_time=S absint_shared=N search=N search_time=S
+ *     minflt=N image=W absint=K absint_time=S absint_shared=N search=N search_time=S
  *     search_inputs=N coarse=N coarse_proved=N
  * (seconds with 6 decimals; total is the wall time from the start of main;
  * write: the part of total in the run's last write of its output (main's
@@ -22,7 +22,9 @@
  * process it is compared with prints its result after its own window;
  * minflt: the process's minor page faults so far (getrusage): pages
  * touched for the first time, 11-16 us each on the benchmark's machine,
- * docs/architecture.md "Pages touched");
+ * docs/architecture.md "Pages touched"); image: where the program's own
+ * pages were populated, entry (the static executable's entry, before
+ * libc's start-up), main (prefault_image) or none (base.h);
  * absint: the checks the abstract-interpretation pre-pass proved without
  * Z3, absint_time the time in it, all checks, proved or not; search: the
  * checks whose verdict the concrete search found, without Z3 (a
@@ -54,6 +56,7 @@ struct stats {
 	uint64_t write_ns;        /* main's final fflush of stdout */
 	uint64_t max_check;       /* the slowest check (ns) */
 	uint64_t insns;           /* instruction slots of the object's code */
+	int image;                /* enum image_populate (base.h): prefault_image's answer */
 	unsigned checks;
 	unsigned search;          /* checks the concrete search decided (search.h) */
 	unsigned absint;          /* checks the pre-pass proved (absint.h) */
