@@ -9,8 +9,9 @@
  * in the benchmark's VM, and prefault_image in main could only spare the
  * faults after it. invcheck_entry runs first (the link's -e): it asks the
  * kernel to populate every PT_LOAD segment of the program (text and
- * constants read, data and bss written: MADV_POPULATE_READ/_WRITE) and
- * the stack's next 40 KiB, four system calls in all, then jumps to libc's
+ * constants read, data and bss written: MADV_POPULATE_READ/_WRITE), the
+ * vDSO's page (libc reads its ELF header, the clock's code is there) and
+ * the stack's next 40 KiB, five system calls in all, then jumps to libc's
  * _start with the registers the kernel gave, as if it had been entered
  * directly.
  *
@@ -54,6 +55,21 @@ static long raw_madvise(uintptr_t start, uintptr_t len, long advice)
 	return ret;
 }
 
+/* The value of auxiliary vector entry TYPE (0 if none): on the stack
+ * the kernel made, above argc, argv and envp, each list ending in a null. */
+static uintptr_t auxv_value(uintptr_t sp, uintptr_t type)
+{
+	const uintptr_t *p = (const uintptr_t *)sp;
+
+	p += 1 + p[0] + 1;             /* argc, argv, its null */
+	while (*p)
+		p++;                   /* envp */
+	for (p++; p[0] != AT_NULL; p += 2)
+		if (p[0] == type)
+			return p[1];
+	return 0;
+}
+
 /* invcheck_entry's work; SP is the kernel's stack pointer (argc). The
  * first call covers the ELF header's page through the end of the text
  * from the linker's symbols alone: reading the program headers first
@@ -64,7 +80,7 @@ void entry_populate(uintptr_t sp)
 	uintptr_t head = (uintptr_t)&__ehdr_start & ~(PAGE - 1);
 	uintptr_t text_end = ((uintptr_t)etext + PAGE - 1) & ~(PAGE - 1);
 	const ElfW(Phdr) *ph;
-	uintptr_t bias = 0;
+	uintptr_t bias = 0, vdso;
 	bool ok;
 	int i;
 
@@ -85,6 +101,9 @@ void entry_populate(uintptr_t sp)
 		if (s < e && raw_madvise(s, e - s, w ? MADV_POPULATE_WRITE : MADV_POPULATE_READ))
 			ok = false;
 	}
+	vdso = auxv_value(sp, AT_SYSINFO_EHDR);
+	if (vdso)
+		raw_madvise(vdso, PAGE, MADV_POPULATE_READ);
 	sp &= ~(PAGE - 1);
 	raw_madvise(sp - ENTRY_STACK, ENTRY_STACK, MADV_POPULATE_WRITE);
 	entry_done = ok ? IMAGE_ENTRY : IMAGE_NONE;
