@@ -200,6 +200,9 @@ enum image_populate { IMAGE_NONE, IMAGE_MAIN, IMAGE_ENTRY };
  * the entry did it all already: IMAGE_ENTRY then, else IMAGE_MAIN when
  * the kernel populated every read-only segment of the program. */
 enum image_populate prefault_image(void);
+/* The time the static executable's entry spent populating (ns; 0 where
+ * it has none): main's --stats total counts it. */
+uint64_t prefault_entry_ns(void);
 /* ... its part for one object (dl_iterate_phdr's INFO): every read-only
  * PT_LOAD segment populated (tests). */
 struct dl_phdr_info;

@@ -255,6 +255,12 @@ static int image_segments(struct dl_phdr_info *info, size_t size, void *arg)
 /* set by the static executable's entry (entry_static.c) where it has
  * one; the address is null elsewhere (the solver build, a library user) */
 extern enum image_populate entry_done __attribute__((weak));
+extern uint64_t entry_ns __attribute__((weak));
+
+uint64_t prefault_entry_ns(void)
+{
+	return &entry_ns ? entry_ns : 0;
+}
 
 enum image_populate prefault_image(void)
 {

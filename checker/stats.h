@@ -14,7 +14,9 @@
  *     minflt=N image=W absint=K absint_time=S absint_shared=N search=N search_time=S
  *     search_inputs=N coarse=N coarse_proved=N
  * (seconds with 6 decimals, rounded to the microsecond; total is the wall
- * time from the start of main;
+ * time from the start of main, plus the time the static executable's
+ * entry spent populating the program's pages before libc's start-up
+ * (prefault_entry_ns, base.h; session 29);
  * write: the part of total in the run's last write of its output (main's
  * final fflush of stdout: the whole report where it fits the 64 KiB
  * buffer, every example's does), a cost of whoever reads it (a pipe's
