@@ -1,7 +1,8 @@
 /* search.c - concrete search for counterexamples before Z3 (contract:
- * search.h): the candidates (seeds, the spec's conditions as hints, the
- * other side of each branch, the other choice of each call), the budget,
- * and the minimisation of what was found. The probe is search_probe.c.
+ * search.h): the candidates (seeds, the other side of each branch, the
+ * other choice of each call), the budget, the search's loop. The spec's
+ * conditions as hints are search_hint.c, the minimisation of what was
+ * found search_min.c, the queue search_queue.c, the probe search_probe.c.
  */
 #include "search_priv.h"
 
@@ -99,161 +100,6 @@ static bool set_has(const struct search_set *s, uint64_t key)
 static uint64_t edge_key(int sec, uint32_t slot, bool taken)
 {
 	return ((uint64_t)(uint32_t)sec << 33) | ((uint64_t)slot << 1) | taken;
-}
-
-/* ---- hints: what the spec's conditions say about the input ------------- */
-
-
-static bool pkt_ptr(const struct mon_expr *p, uint64_t *off)
-{
-	if (p->kind == MON_PKT) {
-		*off = 0;
-		return true;
-	}
-	if (p->kind == MON_BINARY && p->op == SPEC_BIN_ADD && p->n == 2) {
-		if (p->a[0]->kind == MON_PKT && p->a[1]->kind == MON_NUM) {
-			*off = p->a[1]->num;
-			return true;
-		}
-		if (p->a[1]->kind == MON_PKT && p->a[0]->kind == MON_NUM) {
-			*off = p->a[0]->num;
-			return true;
-		}
-	}
-	return false;
-}
-
-static void hint_bytes(uint8_t *val, uint8_t *msk, uint32_t cap, uint64_t off, uint32_t size,
-		       bool be, uint64_t v, uint64_t mask)
-{
-	uint32_t i, sh;
-
-	if (size > 8 || off + size > cap)
-		return;
-	for (i = 0; i < size; i++) {
-		sh = be ? 8 * (size - 1 - i) : 8 * i;
-		msk[off + i] |= (uint8_t)(mask >> sh);
-		val[off + i] = (uint8_t)((val[off + i] & ~(mask >> sh)) | ((v & mask) >> sh));
-	}
-}
-
-/* X == V, X one of: a load from pkt + K, (load & MASK), pkt_len, ctx.FIELD */
-static void hint_eq(struct search *sr, struct hint *h, const struct mon_expr *x, uint64_t v)
-{
-	uint64_t mask = ~0ull, off;
-	uint32_t goff;
-
-	if (x->kind == MON_BINARY && x->op == SPEC_BIN_BAND && x->n == 2 &&
-	    (x->a[1]->kind == MON_NUM || x->a[0]->kind == MON_NUM)) {
-		mask = x->a[1]->kind == MON_NUM ? x->a[1]->num : x->a[0]->num;
-		x = x->a[1]->kind == MON_NUM ? x->a[0] : x->a[1];
-	}
-	if (x->kind == MON_LOAD && x->n >= 1 && pkt_ptr(x->a[0], &off) && off < S_PKT) {
-		if (x->size < 8)
-			mask &= (1ull << (8 * x->size)) - 1;
-		hint_bytes(h->v.pkt, h->pm, S_PKT, off, x->size, x->be, v, mask);
-		if (off + x->size > h->minlen)
-			h->minlen = (uint32_t)(off + x->size);
-	} else if (x->kind == MON_GLOBAL && x->index >= 0 && x->size <= 8 &&
-		   search_glob_span(sr->o, (uint32_t)x->index, &goff) >= x->off + x->size) {
-		hint_bytes(h->v.glob, h->gm, S_GLOB, goff + x->off, x->size, false, v,
-			   x->size < 8 ? mask & ((1ull << (8 * x->size)) - 1) : mask);
-	} else if (x->kind == MON_PKT_LEN && mask == ~0ull && v <= S_PKT) {
-		h->exactlen = (int64_t)v;
-	} else if (x->kind == MON_CTX && x->size <= 8 && (uint64_t)x->off + x->size <= CTX_SIZE &&
-		   !(sr->has_pkt && (x->off == sr->off_data || x->off == sr->off_end ||
-				     x->off == sr->off_meta))) {
-		hint_bytes(h->v.ctx, h->cm, CTX_SIZE, x->off, x->size, false, v,
-			   x->size < 8 ? mask & ((1ull << (8 * x->size)) - 1) : mask);
-	}
-}
-
-static void hint_cond(struct search *sr, struct hint *h, const struct mon_expr *e)
-{
-	const struct mon_expr *x, *n;
-
-	if (e->kind == MON_BINARY && e->op == SPEC_BIN_LAND && e->n == 2) {
-		hint_cond(sr, h, e->a[0]);
-		hint_cond(sr, h, e->a[1]);
-		return;
-	}
-	if (e->kind == MON_IN_SET && e->n >= 2 && e->a[1]->kind == MON_NUM) {
-		hint_eq(sr, h, e->a[0], e->a[1]->num);
-		return;
-	}
-	if (e->kind != MON_BINARY || e->n != 2)
-		return;
-	n = e->a[1]->kind == MON_NUM ? e->a[1] : e->a[0];
-	x = n == e->a[1] ? e->a[0] : e->a[1];
-	if (n->kind != MON_NUM)
-		return;
-	if (e->op == SPEC_BIN_EQ)
-		hint_eq(sr, h, x, n->num);
-	else if (x->kind == MON_GLOBAL && x == e->a[0] &&
-		 ((e->op == SPEC_BIN_LE || e->op == SPEC_BIN_GE) ||
-		  (e->op == SPEC_BIN_LT && n->num) || (e->op == SPEC_BIN_GT && ~n->num)))
-		/* global.X <= N: the extreme N (a loop's most rounds, a bound's worst case) */
-		hint_eq(sr, h, x, n->num - (e->op == SPEC_BIN_LT) + (e->op == SPEC_BIN_GT));
-	else if (x->kind == MON_PKT_LEN && x == e->a[0] && n->num < S_PKT &&
-		 (e->op == SPEC_BIN_GE || e->op == SPEC_BIN_GT))
-		h->minlen = (uint32_t)n->num + (e->op == SPEC_BIN_GT) > h->minlen ?
-			    (uint32_t)n->num + (e->op == SPEC_BIN_GT) : h->minlen;
-}
-
-static void add_hint(struct search *sr, const struct hint *h)
-{
-	if (sr->nhints >= 64)
-		return;
-	sr->hints[sr->nhints] = malloc(sizeof(struct hint));
-	if (!sr->hints[sr->nhints])
-		abort();
-	memcpy(sr->hints[sr->nhints++], h, sizeof(*h));
-}
-
-/* One hint per `if` (its condition and those of the ifs around it). */
-static void hint_stmts(struct search *sr, struct mon_stmt **st, unsigned n, const struct hint *outer)
-{
-	struct hint *h;
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		if (st[i]->kind != MON_S_IF)
-			continue;
-		h = malloc(sizeof(*h));
-		if (!h)
-			abort();
-		memcpy(h, outer, sizeof(*h));
-		hint_cond(sr, h, st[i]->e);
-		add_hint(sr, h);
-		hint_stmts(sr, st[i]->then, st[i]->nthen, h);
-		free(h);
-	}
-}
-
-/* D[0..N) := V's bits where M has them, D's elsewhere: 32 bytes a loop
- * of a known count, vectorised (a byte a step was 10 instructions a
- * byte: 20K an apply_hint; 8 bytes a step, 2.6K) */
-static void blend(uint8_t *restrict d, const uint8_t *restrict v, const uint8_t *restrict m,
-		  size_t n)
-{
-	size_t i, j;
-
-	for (i = 0; i + 32 <= n; i += 32)
-		for (j = 0; j < 32; j++)
-			d[i + j] = (uint8_t)((d[i + j] & ~m[i + j]) | (v[i + j] & m[i + j]));
-	for (; i < n; i++)
-		d[i] = (uint8_t)((d[i] & ~m[i]) | (v[i] & m[i]));
-}
-
-static void apply_hint(struct cand *cd, const struct hint *h)
-{
-	blend(cd->pkt, h->v.pkt, h->pm, S_PKT);
-	blend(cd->ctx, h->v.ctx, h->cm, CTX_SIZE);
-	blend(cd->glob, h->v.glob, h->gm, S_GLOB);
-	if (h->exactlen >= 0)
-		cd->len = (uint32_t)h->exactlen;
-	else if (cd->len < h->minlen)
-		cd->len = h->minlen;
 }
 
 /* ---- the search -------------------------------------------------------- */
@@ -684,7 +530,7 @@ static bool expand(struct search *sr, const struct cand *cd, struct probe *pr, s
 	for (i = 0; fresh && i < sr->nhints; i++) {
 		if (i)
 			memcpy(t, cd, sizeof(*t));   /* T is CD no more */
-		apply_hint(t, sr->hints[i]);
+		search_apply_hint(t, sr->hints[i]);
 		search_push(sr, t);
 	}
 	return !fresh || !sr->nhints;
@@ -704,198 +550,6 @@ static unsigned pattern_at(unsigned salt)
 
 _Static_assert(0xff + S_ENTSZ <= S_PKT && 0xff + CTX_SIZE <= S_PKT,
 	       "the patterned packet holds every offset's bytes");
-
-/* P[0..N) is all 0 (8 bytes a step) */
-static bool all_zero(const uint8_t *p, size_t n)
-{
-	uint64_t w, acc = 0;
-	size_t i;
-
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, 8);
-		acc |= w;
-	}
-	for (; i < n; i++)
-		acc |= p[i];
-	return !acc;
-}
-
-/* No byte of P[0..N) that is not 0 has its SEEN mark (0 or 1; SEEN
- * NULL: none marked), 8 bytes a step */
-static bool unread(const uint8_t *p, const uint8_t *seen, size_t n)
-{
-	uint64_t w, m, acc = 0;
-	size_t i;
-
-	if (!seen)
-		return all_zero(p, n);
-	for (i = 0; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, 8);
-		memcpy(&m, seen + i, 8);
-		acc |= w & m * 0xff;
-	}
-	for (; i < n; i++)
-		acc |= p[i] & (uint8_t)-seen[i];
-	return !acc;
-}
-
-/* The non-zero bytes of [LO, HI) of the N at OFF in CD made 0 where CD
- * still fails SITE with them (T: a copy of CD, and again on return): the
- * whole range at once, else each half. A failing input needs few non-zero
- * bytes as a rule, so this takes about k log n tries for k needed bytes of
- * n (one a byte took n: most of a search's inputs were its minimisation).
- * SAME: this try's candidate is the parent's, which did not fail (a first
- * half when the parent's second half is 0 in CD, a second half when the
- * first is 0 in CD now): the same run, counted and not run. MARKS:
- * pr->seen holds the marks of the parent's run, the last try (with
- * bound_only: the bytes it read, a run only clearing and setting the
- * ranges it tracks); a first half whose other bytes (the parent's second
- * half: 0 there, CD's here) that run did not read is that run again,
- * marks and all (tc_classifier's worst case ran 46 of its 50 tries so,
- * xdp_lb's searches 96 of 107). */
-static void zero_range(struct search *sr, struct cand *cd, struct cand *t, size_t off,
-		       size_t lo, size_t hi, unsigned site, struct probe *pr, bool same, bool marks)
-{
-	uint8_t *c = (uint8_t *)cd + off, *tc = (uint8_t *)t + off;
-	unsigned s;
-	size_t i, mid;
-
-	i = lo;
-	for (uint64_t w = 0; i + 8 <= hi && (memcpy(&w, c + i, 8), !w); i += 8)
-		;                      /* 8 zero bytes a step (most are) */
-	for (; i < hi && !c[i]; i++)
-		;
-	if (i == hi)
-		return;
-	lo = i;                        /* no try for the zero bytes before */
-	memset(tc + lo, 0, hi - lo);
-	sr->ran_cd = false;
-	if (same) {
-		sr->runs++;
-	} else if (search_try(sr, t, (int)site, &s, pr) == 1) {
-		memset(c + lo, 0, hi - lo);
-		sr->ran_cd = true;     /* T was CD as it is now */
-		return;
-	} else {
-		marks = sr->bound_only;
-	}
-	memcpy(tc + lo, c + lo, hi - lo);
-	if (hi - lo == 1)
-		return;
-	mid = lo + (hi - lo) / 2;
-	zero_range(sr, cd, t, off, lo, mid, site, pr,
-		   unread(c + mid, marks ? pr->seen + off + mid : NULL, hi - mid), marks);
-	/* the first half made 0 whole: the second half's candidate is this
-	 * one's again */
-	zero_range(sr, cd, t, off, mid, hi, site, pr, all_zero(c + lo, mid - lo), false);
-}
-
-/* The N bytes at OFF of CD made 0 where CD still fails SITE with them:
- * for a bound-only check, every byte the last run of CD did not touch at
- * once (the run with them 0 is the same run: sr->okseen), then
- * zero_range over the rest. */
-static void zero_bytes(struct search *sr, struct cand *cd, struct cand *t, size_t off, size_t n,
-		       unsigned site, struct probe *pr)
-{
-	uint8_t *c = (uint8_t *)cd + off;
-	const uint8_t *seen = sr->okseen + off;
-	uint64_t w, m, gone = 0;
-	size_t i;
-
-	if (sr->bound_only) {
-		/* seen is 0 or 1: a mask of 0xff bytes is seen * 0xff (no
-		 * carry), 8 bytes a step, vectorised */
-		for (i = 0; i + 8 <= n; i += 8) {
-			memcpy(&w, c + i, 8);
-			memcpy(&m, seen + i, 8);
-			m *= 0xff;
-			gone |= w & ~m;
-			w &= m;
-			memcpy(c + i, &w, 8);
-		}
-		for (; i < n; i++) {
-			gone |= c[i] & (uint8_t)(seen[i] - 1);
-			c[i] &= (uint8_t)-seen[i];
-		}
-		memcpy((uint8_t *)t + off, c, n);
-		if (gone)
-			sr->ran_cd = false;   /* CD is another candidate now */
-	}
-	zero_range(sr, cd, t, off, 0, n, site, pr, false, false);
-}
-
-/* Simpler inputs that fail the same assert: a shorter packet, bytes and
- * answers 0. Each is tried in T, a copy of CD but for what the try
- * changes (put back unless it becomes CD's). */
-static void minimise(struct search *sr, struct cand *cd, unsigned site, struct probe *pr)
-{
-	static const uint32_t lens[] = { 0, 14, 34, 42, 54, 60, 64 };
-	struct cand *t = malloc(sizeof(*t));
-	unsigned s, i, k;
-
-	if (!t)
-		abort();
-	memcpy(t, cd, sizeof(*t));
-	sr->ran_cd = true;             /* the search's last try found CD */
-	for (i = 0; i < ARRAY_SIZE(lens) && lens[i] < cd->len; i++) {
-		sr->ran_cd = false;
-		t->len = lens[i];
-		if (search_try(sr, t, (int)site, &s, pr) == 1) {
-			cd->len = lens[i];
-			break;
-		}
-		t->len = cd->len;
-	}
-	if (!all_zero(cd->pkt + cd->len, S_PKT - cd->len))
-		sr->ran_cd = false;
-	memset(cd->pkt + cd->len, 0, S_PKT - cd->len);
-	memset(t->pkt + cd->len, 0, S_PKT - cd->len);
-	zero_bytes(sr, cd, t, offsetof(struct cand, pkt), cd->len, site, pr);
-	zero_bytes(sr, cd, t, offsetof(struct cand, ent), sizeof(cd->ent), site, pr);
-	/* CD's run for its calls: the last run when that was of CD (a try
-	 * of the same candidate is the same run; counted, not run again:
-	 * trace_exec's worst case, 2 of its 9 tries) */
-	if (sr->ran_cd ? (sr->runs++, true) : search_try(sr, cd, (int)site, &s, pr) == 1) {
-		unsigned n = pr->calls.len < S_CALLS ? (unsigned)pr->calls.len : S_CALLS;
-		struct pcall pc[S_CALLS];
-
-		memcpy(pc, pr->pc, sizeof(pc));
-		for (k = 0; k < n; k++) {
-			if (!pc[k].value || cd->opt[k] || !search_fits(&pc[k], 0) ||
-			    (cd->has_ret[k] && !cd->ret[k]))
-				continue;
-			t->has_ret[k] = 1;
-			t->ret[k] = 0;
-			if (search_try(sr, t, (int)site, &s, pr) == 1) {
-				cd->has_ret[k] = 1;
-				cd->ret[k] = 0;
-			}
-			t->has_ret[k] = cd->has_ret[k];
-			t->ret[k] = cd->ret[k];
-		}
-	}
-	zero_bytes(sr, cd, t, offsetof(struct cand, wr), sizeof(cd->wr), site, pr);
-	if (sr->plain_ctx)
-		zero_bytes(sr, cd, t, offsetof(struct cand, ctx), sizeof(cd->ctx), site, pr);
-	/* The last try that failed the assert ran CD (every one minimise
-	 * makes becomes CD): read k of a run is answered by rd[k] (p_unmapped),
-	 * so one past its ok_reads reads is never asked for; setting it is
-	 * the same run, without running it (48 tries of every XDP, tc and
-	 * cgroup input found, which make no kernel read: cgroup_skb's worst
-	 * case took 70 tries, 22 now). */
-	for (k = 0; k < S_READS; k++) {
-		t->has_rd[k] = 1;
-		t->rd[k] = 0;
-		if (k >= sr->ok_reads ||
-		    ((!cd->has_rd[k] || cd->rd[k]) && search_try(sr, t, (int)site, &s, pr) == 1)) {
-			cd->has_rd[k] = 1;
-			cd->rd[k] = 0;
-		}
-		t->has_rd[k] = cd->has_rd[k];
-		t->rd[k] = cd->rd[k];
-	}
-	free(t);
-}
 
 _Static_assert(offsetof(struct cand, ctx) == offsetof(struct cand, pkt) + S_PKT &&
 	       offsetof(struct cand, wr) == offsetof(struct cand, ent) + S_ENTS * S_ENTSZ &&
@@ -958,7 +612,7 @@ static void seeds(struct search *sr, const struct hint *base)
 		if (!salt)                 /* the object's global data (and zeros) */
 			memcpy(t->glob, sr->bg1.glob, S_GLOB);
 		if (base) {
-			apply_hint(t, base);
+			search_apply_hint(t, base);
 			search_push(sr, t);
 		} else {                   /* its background but for those */
 			search_push_range(sr, t, offsetof(struct cand, glob),
@@ -971,7 +625,7 @@ static void seeds(struct search *sr, const struct hint *base)
 			if (!h)
 				abort();
 			memcpy(h, t, sizeof(*h));
-			apply_hint(h, sr->hints[i]);
+			search_apply_hint(h, sr->hints[i]);
 			search_push(sr, h);
 			free(h);
 		}
@@ -1050,9 +704,9 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 	if (base) {
 		base->exactlen = -1;
 		for (i = 0; i < c->nassumes; i++)
-			hint_cond(sr, base, c->assumes[i]);
+			search_hint_cond(sr, base, c->assumes[i]);
 		for (h = 0; h < c->nhandlers; h++)
-			hint_stmts(sr, c->handlers[h].body, c->handlers[h].n, base);
+			search_hint_stmts(sr, c->handlers[h].body, c->handlers[h].n, base);
 	}
 	seeds(sr, base);
 	while (sr->qlen && sr->runs < sr->budget) {
@@ -1081,7 +735,7 @@ bool search_run_guided(const struct loaded *l, const struct mon_check *c, unsign
 		 * ends, its calls and reads: p_insn, a call for every
 		 * instruction, is not made (a third of a run's instructions) */
 		pr->ip.env.on_insn = NULL;
-		minimise(sr, found, site, pr);
+		search_minimise(sr, found, site, pr);
 		sr->names = true;
 		if (search_probe(sr, found, a, out, pr)) {
 			(*out)->site = site;

@@ -1,6 +1,8 @@
-/* search_priv.h - what search.c (candidates, hints, the search) and
- * search_probe.c (the probe: an interpreter environment answering from a
- * candidate) share. Contract of the stage: search.h. */
+/* search_priv.h - what search.c (candidates, the search), search_hint.c
+ * (the spec's conditions as hints), search_min.c (the minimisation),
+ * search_queue.c (the queue) and search_probe.c (the probe: an
+ * interpreter environment answering from a candidate) share. Contract of
+ * the stage: search.h. */
 #ifndef INVCHECK_SEARCH_PRIV_H
 #define INVCHECK_SEARCH_PRIV_H
 
@@ -244,6 +246,20 @@ static inline uint64_t search_mix(uint64_t h)
 }
 /* Insert KEY into S; false if it was there (or S is full). */
 bool search_set_add(struct search_set *s, uint64_t key);
+
+/* search_hint.c: what the spec's conditions say about the input */
+/* E's equalities (and a global's or the packet length's extreme) into H */
+void search_hint_cond(struct search *sr, struct hint *h, const struct mon_expr *e);
+/* One hint (sr->hints) per `if` of ST[0..N): its condition and those of
+ * the ifs around it (OUTER). */
+void search_hint_stmts(struct search *sr, struct mon_stmt **st, unsigned n,
+		       const struct hint *outer);
+/* H's bits and length set in CD */
+void search_apply_hint(struct cand *cd, const struct hint *h);
+
+/* search_min.c: CD, which fails assert SITE, made simpler where it still
+ * does (a shorter packet, bytes and answers 0); PR: its runs' traces. */
+void search_minimise(struct search *sr, struct cand *cd, unsigned site, struct probe *pr);
 
 /* search_queue.c: the queue (sr->q), each candidate kept as the runs of
  * bytes where it differs from a background; a candidate equal to one

@@ -115,7 +115,7 @@ done
 # byte loads (absint_path.c has_parts); xdp_fw's bound a longer
 # worst-case search (SEARCH_WORST_BUDGET: 443 inputs). The input counts:
 # the minimisation of an input found sets the kernel reads a run never
-# asks for without running it (search.c minimise: 48 fewer a search;
+# asks for without running it (search_min.c search_minimise: 48 fewer a search;
 # before, trace_exec 110, cgroup_skb 70, lsm_policy 81, tc_classifier
 # 185, scx_mini 225, xdp_fw 443, tailcall 370); the flips by a register's
 # packet bytes (below) add candidates to xdp_fw's and tailcall's worst-case
@@ -124,7 +124,7 @@ done
 # guide_flip) takes trace_exec 14 -> 9, cgroup_skb 22 -> 11, lsm_policy
 # 33 -> 28, tc_classifier 137 -> 71, xdp_fw 433 -> 72, tailcall 271 -> 136;
 # its minimisation zeroes the bytes the run did not touch without running
-# them (search.c zero_bytes, interp_track): lsm_policy 28 -> 20,
+# them (search_min.c zero_bytes, interp_track): lsm_policy 28 -> 20,
 # tc_classifier 71 -> 62, scx_mini 33 -> 24, xdp_fw 72 -> 53, tailcall
 # 136 -> 99; globals as the search's input (search.c flip_bytes: the
 # loader may set them): lsm_policy 20 -> 18 (its bound's witness sets
