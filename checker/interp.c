@@ -1,5 +1,8 @@
-/* interp.c - the concrete BPF interpreter (contract: interp.h). */
-#include "interp.h"
+/* interp.c - the concrete BPF interpreter (contract: interp.h): values,
+ * the accesses to memory (the run's and an environment's), calls and
+ * returns, the instructions and the loop that runs them. The table of
+ * regions and an access's fault are interp_mem.c. */
+#include "interp_priv.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -154,68 +157,13 @@ const char *interp_status_name(enum interp_status s)
 	return "?";
 }
 
-const char *interp_mem_kind_name(enum interp_mem_kind k)
-{
-	switch (k) {
-	case INTERP_MEM_STACK: return "stack";
-	case INTERP_MEM_CTX: return "ctx";
-	case INTERP_MEM_PACKET: return "packet";
-	case INTERP_MEM_MAP_VALUE: return "map value";
-	case INTERP_MEM_GLOBAL: return "global";
-	case INTERP_MEM_RINGBUF: return "ringbuf";
-	case INTERP_MEM_KERNEL: return "kernel object";
-	case INTERP_MEM_USER: return "user";
-	}
-	return "?";
-}
-
-/* ---- regions ---------------------------------------------------------- */
+/* ---- accesses --------------------------------------------------------- */
 
 struct interp_region *interp_region(struct interp *ip, int index)
 {
 	if (index < 0 || (size_t)index >= ip->regions.len)
 		return NULL;
 	return (struct interp_region *)ip->regions.data + index;
-}
-
-int interp_nregions(const struct interp *ip)
-{
-	return (int)ip->regions.len;
-}
-
-static bool contains(const struct interp_region *r, uint64_t addr,
-		     uint32_t size)
-{
-	return addr >= r->base && addr - r->base <= r->size &&
-	       size <= r->size - (addr - r->base);
-}
-
-static int region_any(const struct interp *ip, uint64_t addr, uint32_t size,
-		      bool need_live)
-{
-	const struct interp_region *r = ip->regions.data;
-	size_t i;
-
-	for (i = 0; i < ip->regions.len; i++)
-		if ((r[i].live || !need_live) && contains(&r[i], addr, size))
-			return (int)i;
-	return -1;
-}
-
-/* Regions do not overlap: a range of SIZE > 0 bytes is in one at most,
- * so the region an access found last (hit) and the current frame's stack
- * are tried first (a helper's pointers mostly point into one of them),
- * then each in order as before. */
-int interp_region_at(const struct interp *ip, uint64_t addr, uint32_t size)
-{
-	const struct interp_region *r = ip->regions.data;
-	size_t f = ip->depth - 1, n = ip->regions.len;
-
-	if (size && (size_t)ip->hit < n && r[ip->hit].live && contains(&r[ip->hit], addr, size))
-		return ip->hit;
-	if (size && f < n && r[f].live && contains(&r[f], addr, size))
-		return (int)f;
-	return region_any(ip, addr, size, true);
 }
 
 void interp_track(struct interp *ip, int index, uint8_t *seen, uint32_t off, uint32_t len)
@@ -265,77 +213,6 @@ uint8_t *interp_mem(struct interp *ip, uint64_t addr, uint32_t size,
 	return r->bytes + (addr - r->base);
 }
 
-/* A region that overlaps none (interp_add_region checked, or a stack in a
- * window of its own: interp_init), as region N = ip->regions.len */
-static int push_region(struct interp *ip, enum interp_mem_kind kind, const char *name,
-		       uint64_t base, uint32_t size, void *bytes, bool writable)
-{
-	size_t n = ip->regions.len;
-	struct interp_region *r = buf_push(&ip->regions, sizeof(*r));
-
-	r->kind = kind;
-	r->base = base;
-	r->size = size;
-	r->writable = writable;
-	r->live = true;
-	r->name = name ? name : interp_mem_kind_name(kind);
-	r->owned = !bytes;
-	r->seen = NULL;
-	r->seen_off = r->seen_len = 0;
-	r->bytes = bytes ? bytes : calloc(1, size);
-	if (!r->bytes)
-		abort(); /* out of memory: tier 3 (base.h) */
-	return (int)n;
-}
-
-int interp_add_region(struct interp *ip, enum interp_mem_kind kind,
-		      const char *name, uint64_t base, uint32_t size,
-		      void *bytes, bool writable)
-{
-	const struct interp_region *old = ip->regions.data;
-	size_t i, n = ip->regions.len;
-
-	if (size == 0 || size > INTERP_REGION_MAX_SIZE)
-		return -EINVAL;
-	if (!base)
-		base = INTERP_BASE(kind, n);
-	if (base + size < base)
-		return -EINVAL;
-	/* regions 0..7 are the stacks (interp_init), at INTERP_BASE(STACK,
-	 * 0..7): a region outside those windows overlaps none of them (the
-	 * search adds its context, packet and globals every try, past 8
-	 * stacks each time) */
-	i = n >= INTERP_MAX_FRAMES &&
-	    (base >= INTERP_BASE(INTERP_MEM_STACK, INTERP_MAX_FRAMES) ||
-	     base + size <= INTERP_BASE(INTERP_MEM_STACK, 0)) ? INTERP_MAX_FRAMES : 0;
-	for (; i < n; i++)
-		if (base < old[i].base + old[i].size &&
-		    old[i].base < base + size)
-			return -EINVAL;
-	return push_region(ip, kind, name, base, size, bytes, writable);
-}
-
-/* The region nearest to ADDR (within its 4 GiB window), for messages. */
-static const struct interp_region *nearest(const struct interp *ip,
-					   uint64_t addr)
-{
-	const struct interp_region *r = ip->regions.data, *best = NULL;
-	uint64_t bestd = 1ull << 32, dist;
-	size_t i;
-
-	for (i = 0; i < ip->regions.len; i++) {
-		dist = addr < r[i].base ? r[i].base - addr
-					: addr - (r[i].base + r[i].size);
-		if (addr >= r[i].base && addr < r[i].base + r[i].size)
-			dist = 0;
-		if (dist < bestd) {
-			bestd = dist;
-			best = &r[i];
-		}
-	}
-	return best;
-}
-
 /* The region, live or dead, that contains [ADDR, ADDR + SIZE) (SIZE > 0),
  * or -1. Regions do not overlap, so no other can contain it, and the
  * order they are tried in is free: the one the scan found last and the
@@ -374,11 +251,8 @@ static int find_scan(struct interp *ip, uint64_t addr, uint32_t size)
 	return -1;
 }
 
-static uint8_t *access_fault(struct interp *ip, const struct interp_region *r, uint64_t addr,
-			     uint32_t size, const char *what);
-
 /* Host pointer for an access by the current instruction to region I
- * (find), or a FAULT (access_fault, out of line). */
+ * (find), or a FAULT (interp_access_fault, out of line). */
 static inline uint8_t *access_in(struct interp *ip, int i, uint64_t addr, uint32_t size,
 				 bool write, const char *what)
 {
@@ -389,87 +263,13 @@ static inline uint8_t *access_in(struct interp *ip, int i, uint64_t addr, uint32
 			touch(r, addr - r->base, size);
 		return r->bytes + (addr - r->base);
 	}
-	return access_fault(ip, r, addr, size, what);
-}
-
-__attribute__((noinline))
-static uint8_t *access_fault(struct interp *ip, const struct interp_region *r, uint64_t addr,
-			     uint32_t size, const char *what)
-{
-	unsigned long long a = addr;
-
-	ip->res.addr = addr;
-	ip->res.size = size;
-	if (r && !r->live)
-		fail(ip, INTERP_FAULT, "slot %u: %s of %u bytes at 0x%llx: "
-		     "region '%s' is dead (a returned frame)", ip->pc, what,
-		     size, a, r->name);
-	else if (r)
-		fail(ip, INTERP_FAULT, "slot %u: %s of %u bytes at 0x%llx: "
-		     "region '%s' is read-only", ip->pc, what, size, a,
-		     r->name);
-	else if ((r = nearest(ip, addr)))
-		fail(ip, INTERP_FAULT, "slot %u: %s of %u bytes at 0x%llx: "
-		     "outside region '%s' (offset %lld, size %u)", ip->pc,
-		     what, size, a, r->name, (long long)(addr - r->base),
-		     r->size);
-	else
-		fail(ip, INTERP_FAULT, "slot %u: %s of %u bytes at 0x%llx: "
-		     "not in any region", ip->pc, what, size, a);
-	return NULL;
+	return interp_access_fault(ip, r, addr, size, what);
 }
 
 static uint8_t *access(struct interp *ip, uint64_t addr, uint32_t size,
 		       bool write, const char *what)
 {
 	return access_in(ip, find(ip, addr, size), addr, size, write, what);
-}
-
-/* ---- setup ------------------------------------------------------------ */
-
-int interp_init(struct interp *ip, struct insn *const *secs,
-		const uint32_t *nslots, int nsecs, const struct interp_env *env)
-{
-	unsigned f;
-
-	if (!ip || nsecs < 0 || (nsecs && (!secs || !nslots)))
-		return -EINVAL;
-	memset(ip, 0, sizeof(*ip));
-	ip->secs = secs;
-	ip->nslots = nslots;
-	ip->nsecs = nsecs;
-	ip->packet = -1;
-	if (env)
-		ip->env = *env;
-	/* the stacks, each in its window (INTERP_BASE): no overlap to look for */
-	for (f = 0; f < INTERP_MAX_FRAMES; f++)
-		push_region(ip, INTERP_MEM_STACK, "stack", INTERP_BASE(INTERP_MEM_STACK, f),
-			    ISA_STACK_SIZE, ip->stacks[f], true);
-	return 0;
-}
-
-void interp_drop_regions(struct interp *ip, int n)
-{
-	struct interp_region *r = ip->regions.data;
-	size_t i;
-
-	if (n < INTERP_MAX_FRAMES || (size_t)n >= ip->regions.len)
-		return;
-	for (i = (size_t)n; i < ip->regions.len; i++)
-		if (r[i].owned)
-			free(r[i].bytes);
-	ip->regions.len = (size_t)n;
-}
-
-void interp_fini(struct interp *ip)
-{
-	struct interp_region *r = ip->regions.data;
-	size_t i;
-
-	for (i = 0; i < ip->regions.len; i++)
-		if (r[i].owned)
-			free(r[i].bytes);
-	buf_free(&ip->regions);
 }
 
 /* ---- control flow ----------------------------------------------------- */
