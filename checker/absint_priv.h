@@ -86,8 +86,8 @@ struct fact_key {
 	uint64_t k;
 };
 
-/* What a branch's comparison is before either edge refines it (absint.c
- * cmp_before): the same for both edges, which the walk follows from the
+/* What a branch's comparison is before either edge refines it
+ * (absint_refine.c absint_cmp_before): the same for both edges, which the walk follows from the
  * same state (the first one's work undone), so found once. */
 struct cmp_pre {
 	struct absint_val x, y;   /* the operands' values */
@@ -417,13 +417,21 @@ bool absint_narrow(struct walk *w, uint32_t id, const struct absint_val *t, unsi
 /* Value ID's refined value (on the path) narrows what it is computed
  * from, DEPTH deep; false: no run is left. */
 bool absint_back(struct walk *w, uint32_t id, unsigned depth);
-/* absint.c, for absint_split.c: */
+/* absint_refine.c, for absint.c and absint_split.c: */
 /* 1: `x op x` is true for op, 0: false, -1: it depends. */
 int absint_reflexive(unsigned op);
 /* ID is defined on the path and its value is 0 or 1. */
 bool absint_is_bool(const struct walk *w, uint32_t id);
 /* The path has boolean ID equal to TRUTH: refine what it compares. */
 bool absint_refine_bool(struct walk *w, uint32_t id, bool truth, unsigned depth);
+/* What `A op B` is on this path before an edge refines it (*PRE). */
+void absint_cmp_before(struct walk *w, unsigned op, bool is64, uint32_t a, uint32_t b,
+		       struct cmp_pre *pre);
+/* The path takes `A op B` (TAKEN) or its negation, PRE what it was
+ * before (absint_cmp_before): A and B restricted, and what they are
+ * computed from; false: infeasible. */
+bool absint_refine_pre(struct walk *w, unsigned op, bool is64, bool taken, uint32_t a,
+		       uint32_t b, const struct cmp_pre *pre);
 /* A value of kind K depends on its operands only (computed again, it is
  * the same value). */
 #define ABSINT_PURE (1u << SSA_ALU | 1u << SSA_UNARY | 1u << SSA_EXTRACT | 1u << SSA_INSERT | \
