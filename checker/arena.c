@@ -189,9 +189,10 @@ static void fast_resume(struct arena *a)
 	a->fast.zeroed = c->mapped != 0;
 }
 
-/* SIZE bytes at a multiple of ALIGN (8 or 16) in the current chunk, or in
- * a fresh one, zeroed when ZERO */
-static void *alloc_slow(struct arena *a, size_t size, size_t align, bool zero)
+/* the out-of-line path of the arena_alloc family (base.h): SIZE bytes
+ * at a multiple of ALIGN (8 or 16) in the current chunk, or in a fresh
+ * one, zeroed when ZERO */
+void *arena_alloc_slow(struct arena *a, size_t size, size_t align, bool zero)
 {
 	struct chunk *c;
 	size_t need = (size + align - 1) & ~(align - 1), at = 0;
@@ -220,20 +221,12 @@ static void *alloc_slow(struct arena *a, size_t size, size_t align, bool zero)
 	return p;
 }
 
-/* the out-of-line path of base.h's arena_alloc_align */
-void *arena_alloc_slow(struct arena *a, size_t size, size_t align)
-{
-	return alloc_slow(a, size, align, true);
-}
-
 void *arena_alloc_raw(struct arena *a, size_t size)
 {
-	size_t need = (size + 15) & ~(size_t)15;
-	unsigned char *p = (unsigned char *)(((uintptr_t)a->fast.next + 15) & ~(uintptr_t)15);
+	void *p;
 
-	if (!a->fast.next || p > a->fast.end || (size_t)(a->fast.end - p) < need)
-		return alloc_slow(a, size, 16, false);
-	a->fast.next = p + need;
+	if (!arena_bump(a, (size + 15) & ~(size_t)15, 16, &p))
+		return arena_alloc_slow(a, size, 16, false);
 	return p;
 }
 

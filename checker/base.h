@@ -64,19 +64,39 @@ struct arena_fast {
 	unsigned char *next, *end;
 	bool zeroed;
 };
-void *arena_alloc_slow(struct arena *a, size_t size, size_t align);
+/* The arena_alloc family: the inline fast path is arena_bump, a new
+ * chunk (or the current one's rest, what the fast path handed out taken
+ * back first) arena_alloc_slow, out of line and shared: SIZE bytes at a
+ * multiple of ALIGN (8 or 16), zeroed when ZERO. */
+void *arena_alloc_slow(struct arena *a, size_t size, size_t align, bool zero);
+
+/* *P: NEED bytes (SIZE rounded up to ALIGN, a power of two) at a
+ * multiple of ALIGN in the current chunk, zeroed only where the chunk is
+ * (zeroed); false: they do not fit (the caller's arena_alloc_slow).
+ * Always inline: as a plain inline function it cost loop_sum 7K
+ * instructions (ssa_build's code around it). */
+__attribute__((always_inline))
+static inline bool arena_bump(struct arena *a, size_t need, size_t align, void **p)
+{
+	struct arena_fast *f = (struct arena_fast *)(void *)a;
+	uintptr_t at = ((uintptr_t)f->next + align - 1) & ~(uintptr_t)(align - 1);
+	unsigned char *q = (unsigned char *)at;
+
+	if (!f->next || q > f->end || (size_t)(f->end - q) < need)
+		return false;
+	f->next = q + need;
+	*p = q;
+	return true;
+}
 
 static inline void *arena_alloc_align(struct arena *a, size_t size, size_t align)
 {
-	struct arena_fast *f = (struct arena_fast *)(void *)a;
 	size_t need = (size + align - 1) & ~(align - 1);
-	uintptr_t at = ((uintptr_t)f->next + align - 1) & ~(uintptr_t)(align - 1);
-	unsigned char *p = (unsigned char *)at;
+	void *p;
 
-	if (!f->next || p > f->end || (size_t)(f->end - p) < need)
-		return arena_alloc_slow(a, size, align);
-	f->next = p + need;
-	if (!f->zeroed)
+	if (!arena_bump(a, need, align, &p))
+		return arena_alloc_slow(a, size, align, true);
+	if (!((struct arena_fast *)(void *)a)->zeroed)
 		__builtin_memset(p, 0, need);
 	return p;
 }
@@ -85,13 +105,10 @@ static inline void *arena_alloc_align(struct arena *a, size_t size, size_t align
  * writes (an SSA value: a memset call each was a tenth of its making) */
 static inline void *arena_alloc8_unzeroed(struct arena *a, size_t size)
 {
-	struct arena_fast *f = (struct arena_fast *)(void *)a;
-	size_t need = (size + 7) & ~(size_t)7;
-	unsigned char *p = (unsigned char *)(((uintptr_t)f->next + 7) & ~(uintptr_t)7);
+	void *p;
 
-	if (!f->next || p > f->end || (size_t)(f->end - p) < need)
-		return arena_alloc_slow(a, size, 8);
-	f->next = p + need;
+	if (!arena_bump(a, (size + 7) & ~(size_t)7, 8, &p))
+		return arena_alloc_slow(a, size, 8, false);
 	return p;
 }
 
