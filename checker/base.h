@@ -265,6 +265,10 @@ int write_full(int fd, const void *p, size_t n);
 /* The decimal digits of V ending at END, no NUL (returns their start; 20
  * at most): for numbers written without a printf format parse. */
 char *u64_digits(char *end, uint64_t v);
+/* S appended to the string of LEN bytes in BUF (CAP bytes), cut where it
+ * would not fit with a NUL after it; returns the new length (BUF stays
+ * NUL-terminated). */
+size_t str_append(char *buf, size_t cap, size_t len, const char *s);
 /* "a/b/../c" -> "a/c": lexical clean-up of a path for messages; returns OUT,
  * or IN when it does not fit. */
 const char *path_clean(const char *in, char *out, size_t size);

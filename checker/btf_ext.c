@@ -207,13 +207,7 @@ struct sbuf {
 
 static void sput(struct sbuf *b, const char *s)
 {
-	size_t n = strlen(s);
-
-	if (n > sizeof(b->s) - 1 - b->len)
-		n = sizeof(b->s) - 1 - b->len;
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = 0;
+	b->len = str_append(b->s, sizeof(b->s), b->len, s);
 }
 
 static bool ends_with_star(const struct sbuf *b)

@@ -101,6 +101,19 @@ char *u64_digits(char *end, uint64_t v)
 	return end;
 }
 
+/* base.h */
+size_t str_append(char *buf, size_t cap, size_t len, const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n > cap - 1 - len)
+		n = cap - 1 - len;
+	memcpy(buf + len, s, n);
+	len += n;
+	buf[len] = 0;
+	return len;
+}
+
 /* Lexically normalise a path for messages: drop "." components and fold
  * "dir/.." pairs ("/src/build/../examples/a.c" -> "/src/examples/a.c"),
  * as compilers print them. Never touches the file system. */

@@ -132,12 +132,7 @@ struct line {
 
 static void put(struct line *l, const char *s)
 {
-	size_t k = strlen(s);
-
-	if (k > sizeof(l->buf) - 1 - l->n)
-		k = sizeof(l->buf) - 1 - l->n;
-	memcpy(l->buf + l->n, s, k);
-	l->n += k;
+	l->n = str_append(l->buf, sizeof(l->buf), l->n, s);
 }
 
 static void put_u64(struct line *l, const char *key, uint64_t v)
@@ -195,6 +190,5 @@ void stats_write(const struct stats *s, FILE *out)
 	put_u64(&l, " coarse=", s->coarse);
 	put_u64(&l, " coarse_proved=", s->coarse_proved);
 	put(&l, "\n");
-	l.buf[l.n] = 0;
 	fputs(l.buf, out);
 }
