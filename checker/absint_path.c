@@ -799,18 +799,13 @@ static void fact_key(const struct walk *w, unsigned op, bool is64, uint32_t a, u
 static int key_decide(const struct walk *w, const struct fact_key *key)
 {
 	const struct cell *e;
-	size_t lo;
-	uint32_t at;
+	struct cell_it it;
 
 	if (key->form == FACT_ORDER)
 		return order_decide(w, key->a, key->b, key->strict);
 	if (key->form != FACT_EQ)
 		return -1;
-	/* the facts of root A among the newest CELL_SCAN cells, newest
-	 * first: what a scan of every fact that skips other roots sees */
-	lo = w->ncells > CELL_SCAN ? w->ncells - CELL_SCAN : 0;
-	for (at = w->lastr[key->a]; at > lo; at = e->prevr) {
-		e = &w->cells[at - 1];
+	for (e = fact_first(w, &it, key->a); e; e = cell_next(w, &it)) {
 		/* an ordering fact (JLT, JLE) of the same two values is not
 		 * an equality's: `a < b` read as `a JLT b` was taken for
 		 * `a != b` false (seed 11's program 9762, a run dropped) */

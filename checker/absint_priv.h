@@ -269,12 +269,14 @@ static inline void undo_to(struct walk *w, struct mark mark)
 	w->ntrail = n;
 }
 
-/* The cells of one kind (or of memory: C_LOAD, C_WRITE, C_MSUM) among
- * the newest CELL_SCAN when the scan starts, newest first: what a scan of
- * those cells that skips every other kind sees, in the same order:
+/* The cells of one kind (or of memory: C_LOAD, C_WRITE, C_MSUM; or the
+ * facts of one root) among the newest CELL_SCAN when the scan starts,
+ * newest first: what a scan of those cells that skips every other sees,
+ * in the same order:
  *   struct cell_it it;
  *   for (e = kind_first(w, &it, K); e; e = cell_next(w, &it)) ...
  *   for (e = mem_first(w, &it); e; e = cell_next(w, &it)) ...
+ *   for (e = fact_first(w, &it, ROOT); e; e = cell_next(w, &it)) ...
  * The body may push cells (the cells array may move: E is valid until
  * then, the iterator goes by index; cells pushed since are not seen, as
  * a scan from the old end would not see them). */
@@ -283,8 +285,10 @@ struct cell_it {
 	                           * (ncells when the scan started less
 	                           * CELL_SCAN, or 0) */
 	uint32_t at;              /* 1 + the index of the current cell */
-	bool mem;                 /* follow prevm, not prevk */
+	uint8_t chain;            /* CHAIN_KIND: prevk, CHAIN_MEM: prevm,
+	                           * CHAIN_ROOT: prevr */
 };
+enum { CHAIN_KIND, CHAIN_MEM, CHAIN_ROOT };
 
 static inline const struct cell *cell_at(const struct walk *w, struct cell_it *it, uint32_t at)
 {
@@ -292,25 +296,37 @@ static inline const struct cell *cell_at(const struct walk *w, struct cell_it *i
 	return it->at ? &w->cells[it->at - 1] : NULL;
 }
 
-static inline const struct cell *kind_first(const struct walk *w, struct cell_it *it, unsigned k)
+/* The first cell of chain CHAIN, whose newest is 1 + index AT */
+static inline const struct cell *chain_first(const struct walk *w, struct cell_it *it,
+					     unsigned chain, uint32_t at)
 {
 	it->lo = w->ncells > CELL_SCAN ? w->ncells - CELL_SCAN : 0;
-	it->mem = false;
-	return cell_at(w, it, w->lastk[k]);
+	it->chain = (uint8_t)chain;
+	return cell_at(w, it, at);
+}
+
+static inline const struct cell *kind_first(const struct walk *w, struct cell_it *it, unsigned k)
+{
+	return chain_first(w, it, CHAIN_KIND, w->lastk[k]);
 }
 
 static inline const struct cell *mem_first(const struct walk *w, struct cell_it *it)
 {
-	it->lo = w->ncells > CELL_SCAN ? w->ncells - CELL_SCAN : 0;
-	it->mem = true;
-	return cell_at(w, it, w->lastm);
+	return chain_first(w, it, CHAIN_MEM, w->lastm);
+}
+
+/* The facts (C_FACT) of root ROOT */
+static inline const struct cell *fact_first(const struct walk *w, struct cell_it *it, uint32_t root)
+{
+	return chain_first(w, it, CHAIN_ROOT, w->lastr[root]);
 }
 
 static inline const struct cell *cell_next(const struct walk *w, struct cell_it *it)
 {
 	const struct cell *e = &w->cells[it->at - 1];
 
-	return cell_at(w, it, it->mem ? e->prevm : e->prevk);
+	return cell_at(w, it, it->chain == CHAIN_KIND ? e->prevk :
+			      it->chain == CHAIN_MEM ? e->prevm : e->prevr);
 }
 
 /* A value not evaluated on this path (the encoder lets a pure value be

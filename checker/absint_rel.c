@@ -94,14 +94,11 @@ void absint_rem_fact(struct walk *w, const struct ssa_insn *v)
 static uint64_t largest(const struct walk *w, uint32_t id)
 {
 	uint64_t m = get(w, id).umax, u;
-	size_t lo = w->ncells > CELL_SCAN ? w->ncells - CELL_SCAN : 0;
 	const struct cell *e;
-	uint32_t at;
+	struct cell_it it;
 
 	id = find(w, id);
-	/* the facts of ID (absint_path.c key_decide) */
-	for (at = w->lastr[id]; at > lo; at = e->prevr) {
-		e = &w->cells[at - 1];
+	for (e = fact_first(w, &it, id); e; e = cell_next(w, &it)) {
 		if (e->op != ISA_JLT && e->op != ISA_JLE)
 			continue;
 		u = get(w, e->b).umax;

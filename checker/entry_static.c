@@ -11,7 +11,8 @@
  * kernel to populate every PT_LOAD segment of the program (text and
  * constants read, data and bss written: MADV_POPULATE_READ/_WRITE), the
  * vDSO's page (libc reads its ELF header, the clock's code is there) and
- * the stack's next 32 KiB, five system calls in all, then jumps to libc's
+ * the stack's next 32 KiB (a system call each, and two clock_gettime
+ * that time them: entry_ns), then jumps to libc's
  * _start with the registers the kernel gave, as if it had been entered
  * directly.
  *
@@ -51,15 +52,22 @@ extern const char etext[] __attribute__((visibility("hidden")));
 __attribute__((visibility("hidden"))) enum image_populate entry_done;
 __attribute__((visibility("hidden"))) uint64_t entry_ns;   /* the populate's time */
 
-static long raw_madvise(uintptr_t start, uintptr_t len, long advice)
+/* System call NR with three arguments, made inline (libc's wrappers
+ * set errno, which is TLS libc has not set up yet) */
+static long raw_syscall3(long nr, uintptr_t a, uintptr_t b, long c)
 {
 	long ret;
 
 	__asm__ volatile("syscall"
 			 : "=a"(ret)
-			 : "0"((long)SYS_madvise), "D"(start), "S"(len), "d"(advice)
+			 : "0"(nr), "D"(a), "S"(b), "d"(c)
 			 : "rcx", "r11", "memory");
 	return ret;
+}
+
+static long raw_madvise(uintptr_t start, uintptr_t len, long advice)
+{
+	return raw_syscall3(SYS_madvise, start, len, advice);
 }
 
 /* CLOCK_MONOTONIC in ns (the system call: the vDSO's clock is libc's to
@@ -67,13 +75,8 @@ static long raw_madvise(uintptr_t start, uintptr_t len, long advice)
 static uint64_t raw_now(void)
 {
 	struct timespec t = { 0, 0 };
-	long ret;
 
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "0"((long)SYS_clock_gettime), "D"((long)CLOCK_MONOTONIC), "S"(&t)
-			 : "rcx", "r11", "memory");
-	(void)ret;
+	(void)raw_syscall3(SYS_clock_gettime, CLOCK_MONOTONIC, (uintptr_t)&t, 0);
 	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
 }
 

@@ -677,18 +677,12 @@ static void jloc_cached(struct jw *w, struct shown_file *c, const char *file, un
 	}
 	if (c->plain >= 0 && c->plain <= 200) {
 		/* jloc_shown's bytes */
-		char *b = jw_room(w, sizeof(c->pre) + 48), num[12], *d;
-		size_t k = c->npre;
+		char *b = jw_room(w, sizeof(c->pre) + 48);
+		size_t k;
 
-		memcpy(b, c->pre, k);
-		d = u64_digits(num + sizeof(num), line);
-		memcpy(b + k, d, (size_t)(num + sizeof(num) - d));
-		k += (size_t)(num + sizeof(num) - d);
-		memcpy(b + k, ", \"column\": ", 12);
-		k += 12;
-		d = u64_digits(num + sizeof(num), col);
-		memcpy(b + k, d, (size_t)(num + sizeof(num) - d));
-		k += (size_t)(num + sizeof(num) - d);
+		memcpy(b, c->pre, c->npre);
+		k = cat_field(b, c->npre, "", line);
+		k = cat_field(b, k, ", \"column\": ", col);
 		b[k++] = '}';
 		w->n += k;
 		return;

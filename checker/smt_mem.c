@@ -237,6 +237,17 @@ static void map_sizes(struct enc *en, const struct ssa_insn *v)
 
 static void precheck_insn(struct enc *en, const struct ssa_insn *v, struct smt_precheck *out);
 
+/* precheck_insn of V, its reasons into LATE (prepass) */
+static void precheck_late(struct enc *en, const struct ssa_insn *v, struct smt_precheck *out,
+			  struct smt_prog *late)
+{
+	struct smt_prog *own = en->e;
+
+	en->e = late;
+	precheck_insn(en, v, out);
+	en->e = own;
+}
+
 /* The regions of the values, in id order (an operand's id is below its
  * value's). With OUT (smt_precheck), each memory access and call is also
  * prechecked as its region is known (precheck_insn; a pass over the
@@ -247,7 +258,6 @@ static void prepass(struct enc *en, struct smt_precheck *out, struct smt_prog *l
 {
 	const struct ssa_prog *p = en->p;
 	const struct object *o = p->o;
-	struct smt_prog *own = en->e;
 	struct smt_mem dummy = {0};
 	Z3_ast *which;
 	uint32_t id, i;
@@ -276,11 +286,8 @@ static void prepass(struct enc *en, struct smt_precheck *out, struct smt_prog *l
 			continue;
 		case SSA_STORE: case SSA_ATOMIC:
 			ctx_access(en, v);
-			if (out) {
-				en->e = late;
-				precheck_insn(en, v, out);
-				en->e = own;
-			}
+			if (out)
+				precheck_late(en, v, out, late);
 			break;
 		case SSA_LOAD:
 			ctx_access(en, v);
@@ -288,11 +295,8 @@ static void prepass(struct enc *en, struct smt_precheck *out, struct smt_prog *l
 			    en->ctxoff[v->args[0]] != INT64_MIN &&
 			    pkt_field(en, en->ctxoff[v->args[0]] + v->imm, v->size, &which, &dummy))
 				r = RG_MEM0 + MR_PKT;
-			if (out) {
-				en->e = late;
-				precheck_insn(en, v, out);
-				en->e = own;
-			}
+			if (out)
+				precheck_late(en, v, out, late);
 			break;
 		case SSA_ADDR:
 			map_sizes(en, v);
@@ -303,11 +307,8 @@ static void prepass(struct enc *en, struct smt_precheck *out, struct smt_prog *l
 			break;
 		case SSA_CALL:
 			r = call_region(en, v);
-			if (out) {
-				en->e = late;
-				precheck_insn(en, v, out);
-				en->e = own;
-			}
+			if (out)
+				precheck_late(en, v, out, late);
 			break;
 		case SSA_PHI:
 			r = en->rg[v->args[0]];
@@ -322,7 +323,7 @@ static void prepass(struct enc *en, struct smt_precheck *out, struct smt_prog *l
 			break;
 		case SSA_TAILRET:
 			if (out)
-				precheck_insn(en, v, out);   /* no reason: no swap */
+				precheck_late(en, v, out, late);
 			break;
 		case SSA_UNDEF: case SSA_UNARY: case SSA_LDPKT:
 		case SSA_EXTRACT: case SSA_INSERT: case SSA_SLOTSTORE: case SSA_HAVOC:

@@ -732,31 +732,31 @@ static void scratch_init(struct lifter *l, struct lift_scratch *scr)
 	l->ctab_mask = sizeof(scr->ctab) / sizeof(scr->ctab[0]) - 1;
 }
 
-void *lift_grow(struct lifter *l, struct vec *v, size_t elem_size)
+/* Full V, whose array is not malloc's (the scratch's, the arena's),
+ * moved to a malloc'd one of twice its capacity, which buf_push grows */
+static void vec_to_heap(struct vec *v, size_t elem_size)
 {
-	void *nd;
+	void *nd = malloc(v->cap * 2 * elem_size);
 
-	if (!lift_scratch_has(l, v->data))
-		return buf_grow(v, elem_size);
-	nd = malloc(v->cap * 2 * elem_size);
 	if (!nd)
 		abort();
 	memcpy(nd, v->data, v->len * elem_size);
 	v->data = nd;
 	v->cap *= 2;
-	return (char *)nd + elem_size * v->len++;
+}
+
+void *lift_grow(struct lifter *l, struct vec *v, size_t elem_size)
+{
+	if (!lift_scratch_has(l, v->data))
+		return buf_grow(v, elem_size);
+	vec_to_heap(v, elem_size);
+	return (char *)v->data + elem_size * v->len++;
 }
 
 void lift_push_value(struct lifter *l, struct ssa_insn *in)
 {
 	if (l->values_in_arena && l->values.len == l->values.cap) {
-		struct ssa_insn **nd = malloc(sizeof(*nd) * l->values.cap * 2);
-
-		if (!nd)
-			abort();
-		memcpy(nd, l->values.data, sizeof(*nd) * l->values.len);
-		l->values.data = nd;
-		l->values.cap *= 2;
+		vec_to_heap(&l->values, sizeof(in));
 		l->values_in_arena = false;
 	}
 	*(struct ssa_insn **)buf_push(&l->values, sizeof(in)) = in;
